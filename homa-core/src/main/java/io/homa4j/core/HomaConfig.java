@@ -1,0 +1,290 @@
+package io.homa4j.core;
+
+import java.util.Arrays;
+
+/**
+ * Every protocol parameter of one Homa endpoint, immutable. Defaults follow the Linux module, scaled to the
+ * configured link rate and round-trip time; see {@code ../shared/DESIGN.md} and {@code docs/architecture.md}.
+ *
+ * <p>Build one with {@link #builder()}; {@link #defaults()} suits a 10 Gb/s link with a 20 us RTT (loopback).
+ * Thread-safe (immutable).
+ */
+public final class HomaConfig {
+    /** Bytes of IPv4 + UDP header that every packet pays on the wire. */
+    public static final int IP_UDP_HEADER_BYTES = 28;
+
+    private final int linkMbps;
+    private final int rttMicros;
+    private final int mtu;
+    private final int priorityLevels;
+    private final int[] unscheduledCutoffs;
+    private final int[] dscpByLevel;
+    private final int unscheduledBytes;
+    private final int maxOvercommit;
+    private final long maxIncomingBytes;
+    private final double fifoGrantFraction;
+    private final long pacerMaxQueueNanos;
+    private final int pacerNeverDeferBytes;
+    private final long tickNanos;
+    private final int resendTicks;
+    private final int abortTicks;
+    private final int needAckTicks;
+    private final int maxMessageBytes;
+    private final int maxOutstandingRpcs;
+    private final int maxServerRpcs;
+    private final long maxBufferedBytesPerPeer;
+    private final long maxBufferedBytesTotal;
+    private final boolean retryOnServerStateLoss;
+
+    private HomaConfig(Builder b) {
+        this.linkMbps = positive(b.linkMbps, "linkMbps");
+        this.rttMicros = positive(b.rttMicros, "rttMicros");
+        if (b.mtu < 576 || b.mtu > 65_535) {
+            throw new IllegalArgumentException("mtu must be in [576, 65535]: " + b.mtu);
+        }
+        this.mtu = b.mtu;
+        if (b.priorityLevels < 1 || b.priorityLevels > 8) {
+            throw new IllegalArgumentException("priorityLevels must be in [1, 8]: " + b.priorityLevels);
+        }
+        this.priorityLevels = b.priorityLevels;
+        this.unscheduledCutoffs = b.unscheduledCutoffs.clone();
+        for (int i = 1; i < unscheduledCutoffs.length; i++) {
+            if (unscheduledCutoffs[i] < unscheduledCutoffs[i - 1]) {
+                throw new IllegalArgumentException("unscheduledCutoffs must be ascending: "
+                        + Arrays.toString(unscheduledCutoffs));
+            }
+        }
+        this.dscpByLevel = b.dscpByLevel.clone();
+        if (dscpByLevel.length != 8) {
+            throw new IllegalArgumentException("dscpByLevel needs 8 entries");
+        }
+        for (int dscp : dscpByLevel) {
+            if (dscp < 0 || dscp > 63) {
+                throw new IllegalArgumentException("DSCP out of range [0, 63]: " + dscp);
+            }
+        }
+        long bdp = (long) linkMbps * rttMicros / 8; // Mbit/s * us = bits; /8 = bytes
+        int onePacket = mtu - IP_UDP_HEADER_BYTES;
+        this.unscheduledBytes = b.unscheduledBytes > 0 ? b.unscheduledBytes
+                : (int) Math.min(Integer.MAX_VALUE, Math.max(onePacket, bdp));
+        this.maxOvercommit = positive(b.maxOvercommit, "maxOvercommit");
+        // The module's 400,000 B at 25 Gb/s is about 8 bandwidth-delay products; keep that ratio.
+        this.maxIncomingBytes = b.maxIncomingBytes > 0 ? b.maxIncomingBytes
+                : 8L * unscheduledBytes;
+        if (b.fifoGrantFraction < 0 || b.fifoGrantFraction > 0.5) {
+            throw new IllegalArgumentException("fifoGrantFraction must be in [0, 0.5]: " + b.fifoGrantFraction);
+        }
+        this.fifoGrantFraction = b.fifoGrantFraction;
+        this.pacerMaxQueueNanos = positive(b.pacerMaxQueueNanos, "pacerMaxQueueNanos");
+        this.pacerNeverDeferBytes = nonNegative(b.pacerNeverDeferBytes, "pacerNeverDeferBytes");
+        this.tickNanos = positive(b.tickNanos, "tickNanos");
+        this.resendTicks = positive(b.resendTicks, "resendTicks");
+        this.abortTicks = positive(b.abortTicks, "abortTicks");
+        this.needAckTicks = positive(b.needAckTicks, "needAckTicks");
+        this.maxMessageBytes = positive(b.maxMessageBytes, "maxMessageBytes");
+        this.maxOutstandingRpcs = positive(b.maxOutstandingRpcs, "maxOutstandingRpcs");
+        this.maxServerRpcs = positive(b.maxServerRpcs, "maxServerRpcs");
+        this.maxBufferedBytesPerPeer = positive(b.maxBufferedBytesPerPeer, "maxBufferedBytesPerPeer");
+        this.maxBufferedBytesTotal = positive(b.maxBufferedBytesTotal, "maxBufferedBytesTotal");
+        this.retryOnServerStateLoss = b.retryOnServerStateLoss;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static HomaConfig defaults() {
+        return builder().build();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.linkMbps = linkMbps;
+        b.rttMicros = rttMicros;
+        b.mtu = mtu;
+        b.priorityLevels = priorityLevels;
+        b.unscheduledCutoffs = unscheduledCutoffs.clone();
+        b.dscpByLevel = dscpByLevel.clone();
+        b.unscheduledBytes = unscheduledBytes;
+        b.maxOvercommit = maxOvercommit;
+        b.maxIncomingBytes = maxIncomingBytes;
+        b.fifoGrantFraction = fifoGrantFraction;
+        b.pacerMaxQueueNanos = pacerMaxQueueNanos;
+        b.pacerNeverDeferBytes = pacerNeverDeferBytes;
+        b.tickNanos = tickNanos;
+        b.resendTicks = resendTicks;
+        b.abortTicks = abortTicks;
+        b.needAckTicks = needAckTicks;
+        b.maxMessageBytes = maxMessageBytes;
+        b.maxOutstandingRpcs = maxOutstandingRpcs;
+        b.maxServerRpcs = maxServerRpcs;
+        b.maxBufferedBytesPerPeer = maxBufferedBytesPerPeer;
+        b.maxBufferedBytesTotal = maxBufferedBytesTotal;
+        b.retryOnServerStateLoss = retryOnServerStateLoss;
+        return b;
+    }
+
+    /** Link rate the pacer and the derived byte budgets assume, in Mbit/s. */
+    public int linkMbps() { return linkMbps; }
+
+    /** Unloaded round-trip time the derived byte budgets assume, in microseconds. */
+    public int rttMicros() { return rttMicros; }
+
+    /** IP MTU: the largest IP packet the engine produces (IP + UDP + Homa header + payload). */
+    public int mtu() { return mtu; }
+
+    /** Largest UDP payload (Homa header included) of one packet. */
+    public int maxUdpPayload() { return mtu - IP_UDP_HEADER_BYTES; }
+
+    /** Number of priority levels in use, 1..8; level {@code priorityLevels - 1} is the highest. */
+    public int priorityLevels() { return priorityLevels; }
+
+    /**
+     * Unscheduled priority cutoffs, ascending message lengths: a message no longer than {@code cutoffs[i]} uses
+     * the {@code i}-th highest unscheduled level; longer than all uses the lowest unscheduled level. Copy.
+     */
+    public int[] unscheduledCutoffs() { return unscheduledCutoffs.clone(); }
+
+    /** DSCP code point (0..63) for priority level {@code level} (0..7). The IP TOS byte is {@code dscp << 2}. */
+    public int dscpForLevel(int level) { return dscpByLevel[level]; }
+
+    /** Bytes of each message the sender sends before any grant: about one bandwidth-delay product. */
+    public int unscheduledBytes() { return unscheduledBytes; }
+
+    /** Most incoming messages granted at once. */
+    public int maxOvercommit() { return maxOvercommit; }
+
+    /** Cap on granted-but-not-yet-received bytes over all incoming messages. */
+    public long maxIncomingBytes() { return maxIncomingBytes; }
+
+    /** Share of grant bandwidth given to the oldest incoming message regardless of its size. */
+    public double fifoGrantFraction() { return fifoGrantFraction; }
+
+    /** The pacer keeps at most this much link time of packets queued in the host. */
+    public long pacerMaxQueueNanos() { return pacerMaxQueueNanos; }
+
+    /** Messages with at most this many bytes left are never deferred by the pacer. */
+    public int pacerNeverDeferBytes() { return pacerNeverDeferBytes; }
+
+    /** Period of the timer tick that drives RESEND, NEED_ACK and timeouts. */
+    public long tickNanos() { return tickNanos; }
+
+    /** Silent ticks before the first RESEND (and between RESENDs). */
+    public int resendTicks() { return resendTicks; }
+
+    /** Silent ticks after which an RPC is abandoned (client: UNAVAILABLE). */
+    public int abortTicks() { return abortTicks; }
+
+    /** Ticks after a response is fully sent before the server asks the client for an ACK. */
+    public int needAckTicks() { return needAckTicks; }
+
+    /** Longest request or response accepted or sent. */
+    public int maxMessageBytes() { return maxMessageBytes; }
+
+    /** Most client RPCs outstanding at once; more calls are rejected with RESOURCE_EXHAUSTED. */
+    public int maxOutstandingRpcs() { return maxOutstandingRpcs; }
+
+    /** Most server RPCs held at once; new requests beyond it are dropped and counted. */
+    public int maxServerRpcs() { return maxServerRpcs; }
+
+    /** Cap on bytes buffered for incoming messages from one peer. */
+    public long maxBufferedBytesPerPeer() { return maxBufferedBytesPerPeer; }
+
+    /** Cap on bytes buffered for all incoming messages. */
+    public long maxBufferedBytesTotal() { return maxBufferedBytesTotal; }
+
+    /**
+     * When a server answers RPC_UNKNOWN for a call whose request was not yet wholly delivered, restart the call
+     * from scratch (true) or fail it with UNAVAILABLE (false). Calls whose request may have been handled are
+     * always failed, never re-sent, so a handler never runs twice for one call.
+     */
+    public boolean retryOnServerStateLoss() { return retryOnServerStateLoss; }
+
+    @Override
+    public String toString() {
+        return "HomaConfig{linkMbps=" + linkMbps + ", rttMicros=" + rttMicros + ", mtu=" + mtu
+                + ", priorityLevels=" + priorityLevels + ", unscheduledCutoffs=" + Arrays.toString(unscheduledCutoffs)
+                + ", unscheduledBytes=" + unscheduledBytes + ", maxOvercommit=" + maxOvercommit
+                + ", maxIncomingBytes=" + maxIncomingBytes + ", fifoGrantFraction=" + fifoGrantFraction
+                + ", tickNanos=" + tickNanos + ", maxMessageBytes=" + maxMessageBytes + '}';
+    }
+
+    private static int positive(int v, String name) {
+        if (v <= 0) {
+            throw new IllegalArgumentException(name + " must be positive: " + v);
+        }
+        return v;
+    }
+
+    private static long positive(long v, String name) {
+        if (v <= 0) {
+            throw new IllegalArgumentException(name + " must be positive: " + v);
+        }
+        return v;
+    }
+
+    private static int nonNegative(int v, String name) {
+        if (v < 0) {
+            throw new IllegalArgumentException(name + " must not be negative: " + v);
+        }
+        return v;
+    }
+
+    /** Mutable builder; not thread-safe. Unset derived values (unscheduled bytes, max incoming) follow link x RTT. */
+    public static final class Builder {
+        private int linkMbps = 10_000;
+        private int rttMicros = 20;
+        private int mtu = 1500;
+        private int priorityLevels = 8;
+        private int[] unscheduledCutoffs = {200, 2_800, 15_000};
+        private int[] dscpByLevel = {0, 8, 16, 24, 32, 40, 48, 56};
+        private int unscheduledBytes;
+        private int maxOvercommit = 8;
+        private long maxIncomingBytes;
+        private double fifoGrantFraction = 0.05;
+        private long pacerMaxQueueNanos = 5_000;
+        private int pacerNeverDeferBytes = 1_000;
+        private long tickNanos = 1_000_000;
+        private int resendTicks = 5;
+        private int abortTicks = 100;
+        private int needAckTicks = 2;
+        private int maxMessageBytes = 64 << 20;
+        private int maxOutstandingRpcs = 10_000;
+        private int maxServerRpcs = 10_000;
+        private long maxBufferedBytesPerPeer = 256L << 20;
+        private long maxBufferedBytesTotal = 1L << 30;
+        private boolean retryOnServerStateLoss = true;
+
+        private Builder() {
+        }
+
+        public Builder linkMbps(int v) { linkMbps = v; return this; }
+        public Builder rttMicros(int v) { rttMicros = v; return this; }
+        public Builder mtu(int v) { mtu = v; return this; }
+        public Builder priorityLevels(int v) { priorityLevels = v; return this; }
+        public Builder unscheduledCutoffs(int... v) { unscheduledCutoffs = v.clone(); return this; }
+        public Builder dscpByLevel(int... v) { dscpByLevel = v.clone(); return this; }
+        /** Fixed unscheduled bytes; 0 (default) derives it from linkMbps x rttMicros. */
+        public Builder unscheduledBytes(int v) { unscheduledBytes = v; return this; }
+        public Builder maxOvercommit(int v) { maxOvercommit = v; return this; }
+        /** Fixed cap on granted-but-unreceived bytes; 0 (default) derives it as 8 x unscheduled bytes. */
+        public Builder maxIncomingBytes(long v) { maxIncomingBytes = v; return this; }
+        public Builder fifoGrantFraction(double v) { fifoGrantFraction = v; return this; }
+        public Builder pacerMaxQueueNanos(long v) { pacerMaxQueueNanos = v; return this; }
+        public Builder pacerNeverDeferBytes(int v) { pacerNeverDeferBytes = v; return this; }
+        public Builder tickNanos(long v) { tickNanos = v; return this; }
+        public Builder resendTicks(int v) { resendTicks = v; return this; }
+        public Builder abortTicks(int v) { abortTicks = v; return this; }
+        public Builder needAckTicks(int v) { needAckTicks = v; return this; }
+        public Builder maxMessageBytes(int v) { maxMessageBytes = v; return this; }
+        public Builder maxOutstandingRpcs(int v) { maxOutstandingRpcs = v; return this; }
+        public Builder maxServerRpcs(int v) { maxServerRpcs = v; return this; }
+        public Builder maxBufferedBytesPerPeer(long v) { maxBufferedBytesPerPeer = v; return this; }
+        public Builder maxBufferedBytesTotal(long v) { maxBufferedBytesTotal = v; return this; }
+        public Builder retryOnServerStateLoss(boolean v) { retryOnServerStateLoss = v; return this; }
+
+        public HomaConfig build() {
+            return new HomaConfig(this);
+        }
+    }
+}
