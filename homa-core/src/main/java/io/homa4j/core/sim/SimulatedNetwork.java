@@ -1,0 +1,504 @@
+package io.homa4j.core.sim;
+
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A discrete-event, virtual-time network of {@link SimHost}s around one switch (see {@link NetworkConfig} for the
+ * shape), driving one {@link SimNode} per host: packets reach nodes at their virtual arrival time and nodes are
+ * polled at the time they ask for, all on one virtual clock.
+ *
+ * <p>A packet's path: the sender's NIC serializes it onto the uplink (FIFO behind earlier packets), it propagates
+ * to the switch, waits {@code switchLatency}, is accepted by the destination's egress port if its buffer has room
+ * (else dropped), waits in that port's queue for its priority level (strict priority, 7 first), is serialized onto
+ * the downlink and propagates to the destination host. Serialization takes
+ * {@code ceil((payload + wireOverhead) * 8 / rate)}, computed in picoseconds; nodes see time in whole nanoseconds
+ * (rounded down).
+ *
+ * <p>Determinism: events fire in order of (time, order of scheduling), and all faults come from one
+ * {@link SplittableRandom} seeded by {@link NetworkConfig#seed()}, drawn in event order, so one seed gives one
+ * result.
+ *
+ * <p>Ownership: the network owns every packet handed to a host's sink until it hands it to the destination node
+ * (which releases it) or drops it (the network releases it). {@link #close()} closes every node and releases what
+ * is still in flight.
+ *
+ * <p>Threading: not thread-safe; one thread creates, runs and inspects the network and everything on it.
+ */
+public final class SimulatedNetwork implements AutoCloseable {
+    private static final long PICOS_PER_NANO = 1_000;
+    private static final long BIT_PICOS_PER_BYTE = 8_000_000_000_000L; // 8 bits x 1e12 ps/s
+
+    private final NetworkConfig config;
+    private final SimHost[] hosts;
+    private final Map<InetSocketAddress, SimHost> hostsByAddress;
+    private final EventQueue events = new EventQueue();
+    private final SplittableRandom random;
+    private final long linkBitsPerSecond;
+    private final long propagationPicos;
+    private final long switchLatencyPicos;
+    private final long reorderMaxDelayPicos;
+    private final int wireOverheadBytes;
+    private final long[] drops = new long[DropReason.values().length];
+    private long nowPicos;
+    private boolean closed;
+    private SimPacket freePackets;
+    private PacketTap tap;
+    private PacketFilter filter;
+    private long sharedBufferBytes;
+    private long maxSharedBufferBytes;
+    private long packetsSent;
+    private long packetsDelivered;
+    private long bytesDelivered;
+    private long duplicatesInjected;
+    private long packetsReordered;
+    private long eventsProcessed;
+
+    public SimulatedNetwork(NetworkConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.random = new SplittableRandom(config.seed());
+        this.linkBitsPerSecond = config.linkBitsPerSecond();
+        this.propagationPicos = config.propagationDelayNanos() * PICOS_PER_NANO;
+        this.switchLatencyPicos = config.switchLatencyNanos() * PICOS_PER_NANO;
+        this.reorderMaxDelayPicos = config.reorderMaxDelayNanos() * PICOS_PER_NANO;
+        this.wireOverheadBytes = config.wireOverheadBytes();
+        this.hosts = new SimHost[config.hosts()];
+        this.hostsByAddress = new HashMap<>(config.hosts() * 2);
+        for (int i = 0; i < hosts.length; i++) {
+            SimHost host = new SimHost(this, i, hostAddress(i, config.udpPort()));
+            hosts[i] = host;
+            hostsByAddress.put(host.address(), host);
+        }
+    }
+
+    /**
+     * The address of host {@code index}: 198.18.0.1 for host 0, 198.18.0.2 for host 1, ... (198.18.1.0 for host
+     * 255), a range reserved for benchmarking (RFC 2544), built without DNS.
+     */
+    public static InetSocketAddress hostAddress(int index, int udpPort) {
+        int n = index + 1;
+        if (index < 0 || n > 65_534) {
+            throw new IllegalArgumentException("host index out of range: " + index);
+        }
+        try {
+            byte[] ip = {(byte) 198, (byte) 18, (byte) (n >>> 8), (byte) n};
+            return new InetSocketAddress(InetAddress.getByAddress(ip), udpPort);
+        } catch (UnknownHostException e) {
+            throw new AssertionError("a 4-byte address is always valid", e);
+        }
+    }
+
+    public NetworkConfig config() { return config; }
+
+    /** Number of hosts. */
+    public int hostCount() { return hosts.length; }
+
+    public SimHost host(int index) { return hosts[index]; }
+
+    /** The host with {@code address}, or null. */
+    public SimHost host(InetSocketAddress address) { return hostsByAddress.get(address); }
+
+    /** Virtual time, nanoseconds since the network was created. */
+    public long nowNanos() { return nowPicos / PICOS_PER_NANO; }
+
+    /** Virtual time in picoseconds (the resolution of link timing). */
+    public long nowPicos() { return nowPicos; }
+
+    /** Serialization time of one packet with {@code payloadBytes} of UDP payload on any link, in picoseconds. */
+    public long serializationPicos(int payloadBytes) {
+        return wirePicos(payloadBytes + wireOverheadBytes);
+    }
+
+    /** Installs (or, with null, removes) the packet observer. */
+    public void tap(PacketTap newTap) { this.tap = newTap; }
+
+    /** Installs (or, with null, removes) the hand-picked packet drops. */
+    public void filter(PacketFilter newFilter) { this.filter = newFilter; }
+
+    // ---------------------------------------------------------------- running
+
+    /** Runs every event up to and including {@code deadlineNanos}, then sets the clock there. */
+    public void runUntil(long deadlineNanos) {
+        checkOpen();
+        long limit = toPicos(deadlineNanos);
+        while (!events.isEmpty() && events.peekTimePicos() <= limit) {
+            step();
+        }
+        if (limit > nowPicos) {
+            nowPicos = limit;
+        }
+    }
+
+    /** Runs for {@code nanos} of virtual time. */
+    public void runFor(long nanos) {
+        runUntil(Math.addExact(nowNanos(), nanos));
+    }
+
+    /**
+     * Runs events until {@code condition} holds (checked before each event) or {@code timeoutNanos} of virtual
+     * time have passed; returns whether the condition holds. Keep the condition cheap: it runs once per event.
+     */
+    public boolean runUntil(BooleanSupplier condition, long timeoutNanos) {
+        checkOpen();
+        long limit = toPicos(Math.addExact(nowNanos(), timeoutNanos));
+        while (!condition.getAsBoolean()) {
+            if (events.isEmpty() || events.peekTimePicos() > limit) {
+                if (limit > nowPicos) {
+                    nowPicos = limit;
+                }
+                return condition.getAsBoolean();
+            }
+            step();
+        }
+        return true;
+    }
+
+    /**
+     * Runs until no event is pending (no packet in flight, no node wants a poll, no task scheduled) or
+     * {@code timeoutNanos} of virtual time have passed; returns whether the network went idle.
+     */
+    public boolean runUntilIdle(long timeoutNanos) {
+        return runUntil(events::isEmpty, timeoutNanos);
+    }
+
+    /** Runs {@code task} at virtual time {@code atNanos} (not in the past), after events already due then. */
+    public void schedule(long atNanos, Runnable task) {
+        checkOpen();
+        Objects.requireNonNull(task, "task");
+        long at = toPicos(atNanos);
+        if (at < nowPicos - nowPicos % PICOS_PER_NANO) {
+            throw new IllegalArgumentException("cannot schedule in the past: " + atNanos + " < " + nowNanos());
+        }
+        events.schedule(new TaskEvent(task), Math.max(at, nowPicos));
+    }
+
+    /** Runs {@code task} {@code delayNanos} from now. */
+    public void scheduleAfter(long delayNanos, Runnable task) {
+        if (delayNanos < 0) {
+            throw new IllegalArgumentException("negative delay: " + delayNanos);
+        }
+        schedule(Math.addExact(nowNanos(), delayNanos), task);
+    }
+
+    /** Events waiting to fire: packets in flight, pending polls, scheduled tasks, busy ports. */
+    public int pendingEvents() { return events.size(); }
+
+    private void step() {
+        SimEvent event = events.poll();
+        nowPicos = event.timePicos;
+        eventsProcessed++;
+        event.fire(this);
+    }
+
+    // ---------------------------------------------------------------- statistics
+
+    /** Packets dropped for {@code reason}. */
+    public long drops(DropReason reason) { return drops[reason.ordinal()]; }
+
+    /** Packets dropped for any reason. */
+    public long totalDrops() {
+        long sum = 0;
+        for (long d : drops) {
+            sum += d;
+        }
+        return sum;
+    }
+
+    /** Packets nodes handed to their sinks. */
+    public long packetsSent() { return packetsSent; }
+
+    /** Packets handed to destination nodes (injected duplicates included). */
+    public long packetsDelivered() { return packetsDelivered; }
+
+    /** UDP payload bytes handed to destination nodes. */
+    public long bytesDelivered() { return bytesDelivered; }
+
+    /** Extra copies made by duplication faults. */
+    public long duplicatesInjected() { return duplicatesInjected; }
+
+    /** Packets held back by reordering faults. */
+    public long packetsReordered() { return packetsReordered; }
+
+    /** Events fired so far (a measure of simulation work). */
+    public long eventsProcessed() { return eventsProcessed; }
+
+    /** Wire bytes held by all egress ports now. */
+    public long sharedBufferBytes() { return sharedBufferBytes; }
+
+    /** Most wire bytes all egress ports held at once. */
+    public long maxSharedBufferBytes() { return maxSharedBufferBytes; }
+
+    /** Largest {@link SwitchPort#maxQueueBytes()} over all ports. */
+    public long maxPortQueueBytes() {
+        long max = 0;
+        for (SimHost h : hosts) {
+            max = Math.max(max, h.port.maxQueueBytes());
+        }
+        return max;
+    }
+
+    // ---------------------------------------------------------------- the packet path
+
+    void send(SimHost from, InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
+        packetsSent++;
+        SimHost to = peer == null ? null : hostsByAddress.get(peer);
+        if (tap != null) {
+            tap.sent(from, to, priorityLevel, packet, nowNanos());
+        }
+        if (closed) {
+            dropBuffer(from, to, priorityLevel, packet, DropReason.NETWORK_CLOSED);
+            return;
+        }
+        if (priorityLevel < 0 || priorityLevel >= SwitchPort.LEVELS) {
+            dropBuffer(from, to, priorityLevel, packet, DropReason.INVALID_PRIORITY);
+            return;
+        }
+        if (to == null) {
+            dropBuffer(from, null, priorityLevel, packet, DropReason.UNKNOWN_DESTINATION);
+            return;
+        }
+        int payloadBytes = packet.readableBytes();
+        int wireBytes = payloadBytes + wireOverheadBytes;
+        long start = Math.max(nowPicos, from.nicBusyUntilPicos);
+        long end = start + wirePicos(wireBytes);
+        from.nicBusyUntilPicos = end;
+        from.countSent(payloadBytes, end - nowPicos);
+        if (config.lossProbability() > 0 && random.nextDouble() < config.lossProbability()) {
+            dropBuffer(from, to, priorityLevel, packet, DropReason.RANDOM_LOSS);
+            return;
+        }
+        boolean duplicate = config.duplicateProbability() > 0 && random.nextDouble() < config.duplicateProbability();
+        long arrival = end + propagationPicos + switchLatencyPicos;
+        if (config.reorderProbability() > 0 && random.nextDouble() < config.reorderProbability()) {
+            arrival += 1 + random.nextLong(reorderMaxDelayPicos);
+            packetsReordered++;
+        }
+        ByteBuf copy = duplicate ? packet.copy() : null;
+        events.schedule(packet(packet, from, to, priorityLevel, wireBytes), arrival);
+        if (copy != null) {
+            duplicatesInjected++;
+            events.schedule(packet(copy, from, to, priorityLevel, wireBytes), arrival);
+        }
+    }
+
+    void reachSwitch(SimPacket packet) {
+        if (filter != null
+                && filter.drop(packet.source, packet.destination, packet.priorityLevel, packet.payload, nowNanos())) {
+            dropPacket(packet, DropReason.FILTERED);
+            return;
+        }
+        SwitchPort port = packet.destination.port;
+        if (!port.fits(packet.wireBytes, config.portBufferBytes(), config.portBufferPackets())) {
+            port.countDrop();
+            dropPacket(packet, DropReason.PORT_BUFFER_FULL);
+            return;
+        }
+        if (sharedBufferBytes + packet.wireBytes > config.sharedBufferBytes()) {
+            port.countDrop();
+            dropPacket(packet, DropReason.SHARED_BUFFER_FULL);
+            return;
+        }
+        port.accept(packet);
+        sharedBufferBytes += packet.wireBytes;
+        if (sharedBufferBytes > maxSharedBufferBytes) {
+            maxSharedBufferBytes = sharedBufferBytes;
+        }
+        if (port.transmitting == null) {
+            startTransmit(port, packet);
+        } else {
+            port.enqueue(packet);
+        }
+    }
+
+    private void startTransmit(SwitchPort port, SimPacket packet) {
+        port.transmitting = packet;
+        long done = nowPicos + wirePicos(packet.wireBytes);
+        // Scheduled first, so with zero propagation the port frees before the packet is delivered.
+        events.schedule(port.transmitDone, done);
+        packet.stage = SimPacket.TO_HOST;
+        events.schedule(packet, done + propagationPicos);
+    }
+
+    void transmitDone(SwitchPort port) {
+        SimPacket done = port.transmitting;
+        port.release(done);
+        sharedBufferBytes -= done.wireBytes;
+        port.transmitting = null;
+        SimPacket next = port.dequeue();
+        if (next != null) {
+            startTransmit(port, next);
+        }
+    }
+
+    void reachHost(SimPacket packet) {
+        SimHost to = packet.destination;
+        if (to.isDown()) {
+            dropPacket(packet, DropReason.HOST_DOWN);
+            return;
+        }
+        ByteBuf payload = packet.payload;
+        if (tap != null) {
+            tap.delivered(packet.source, to, packet.priorityLevel, payload, nowNanos());
+        }
+        int bytes = payload.readableBytes();
+        to.countReceived(bytes);
+        packetsDelivered++;
+        bytesDelivered += bytes;
+        InetSocketAddress from = packet.source.address();
+        recycle(packet);
+        to.node().onPacket(from, payload, nowNanos());
+        refreshWake(to);
+    }
+
+    void wake(SimHost host) {
+        if (host.isDown()) {
+            return;
+        }
+        host.lastPollPicos = nowPicos;
+        host.countPoll();
+        host.node().poll(nowNanos());
+        refreshWake(host);
+    }
+
+    void refreshWake(SimHost host) {
+        SimEvent wake = host.wakeEvent;
+        if (closed || host.isDown()) {
+            events.cancel(wake);
+            return;
+        }
+        long wantNanos = host.node().nextWakeNanos();
+        if (wantNanos == Long.MAX_VALUE || wantNanos > Long.MAX_VALUE / PICOS_PER_NANO) {
+            events.cancel(wake);
+            return;
+        }
+        long at = Math.max(wantNanos * PICOS_PER_NANO, nowPicos);
+        if (at <= host.lastPollPicos) {
+            // A node still due right after being polled is polled again one nanosecond later, not in a loop.
+            at = host.lastPollPicos + PICOS_PER_NANO;
+        }
+        if (wake.isScheduled() && wake.timePicos == at) {
+            return;
+        }
+        events.schedule(wake, at);
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    /**
+     * Closes every node (see {@link SimNode#close}), then releases every packet still in flight or queued
+     * (counted as {@link DropReason#NETWORK_CLOSED}). The network cannot run afterwards. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (SimHost host : hosts) {
+            SimNode node = host.node();
+            if (node != null) {
+                node.close(nowNanos());
+            }
+            events.cancel(host.wakeEvent);
+        }
+        for (SimEvent event = events.poll(); event != null; event = events.poll()) {
+            if (event instanceof SimPacket) {
+                dropPacket((SimPacket) event, DropReason.NETWORK_CLOSED);
+            }
+        }
+        for (SimHost host : hosts) {
+            SwitchPort port = host.port;
+            port.transmitting = null;
+            for (SimPacket queued = port.dequeue(); queued != null; queued = port.dequeue()) {
+                dropPacket(queued, DropReason.NETWORK_CLOSED);
+            }
+        }
+    }
+
+    public boolean isClosed() { return closed; }
+
+    // ---------------------------------------------------------------- helpers
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("network closed");
+        }
+    }
+
+    private long wirePicos(int wireBytes) {
+        return (wireBytes * BIT_PICOS_PER_BYTE + linkBitsPerSecond - 1) / linkBitsPerSecond;
+    }
+
+    long bytesForPicos(long picos) {
+        return Math.round(picos * (double) linkBitsPerSecond / BIT_PICOS_PER_BYTE);
+    }
+
+    private static long toPicos(long nanos) {
+        return nanos > Long.MAX_VALUE / PICOS_PER_NANO ? Long.MAX_VALUE : nanos * PICOS_PER_NANO;
+    }
+
+    private SimPacket packet(ByteBuf payload, SimHost from, SimHost to, int level, int wireBytes) {
+        SimPacket p = freePackets;
+        if (p == null) {
+            p = new SimPacket();
+        } else {
+            freePackets = p.next;
+            p.next = null;
+        }
+        p.payload = payload;
+        p.source = from;
+        p.destination = to;
+        p.priorityLevel = level;
+        p.wireBytes = wireBytes;
+        p.stage = SimPacket.TO_SWITCH;
+        return p;
+    }
+
+    private void recycle(SimPacket packet) {
+        packet.clear();
+        packet.next = freePackets;
+        freePackets = packet;
+    }
+
+    private void dropPacket(SimPacket packet, DropReason reason) {
+        ByteBuf payload = packet.payload;
+        SimHost from = packet.source;
+        SimHost to = packet.destination;
+        int level = packet.priorityLevel;
+        recycle(packet);
+        dropBuffer(from, to, level, payload, reason);
+    }
+
+    private void dropBuffer(SimHost from, SimHost to, int level, ByteBuf payload, DropReason reason) {
+        drops[reason.ordinal()]++;
+        try {
+            if (tap != null) {
+                tap.dropped(from, to, level, payload, reason, nowNanos());
+            }
+        } finally {
+            payload.release();
+        }
+    }
+
+    /** A test's or harness's task at a virtual time; allocated per task (tasks are per RPC, not per packet). */
+    private static final class TaskEvent extends SimEvent {
+        private final Runnable task;
+
+        TaskEvent(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        void fire(SimulatedNetwork network) {
+            task.run();
+        }
+    }
+}
