@@ -9,6 +9,6 @@ import io.netty.buffer.ByteBuf;
 @FunctionalInterface
 public interface PacketFilter {
 
-    /** Returns true to drop the packet (counted as {@link DropReason#FILTERED}). */
+    /** Returns true to drop the packet (counted as {@link NetworkDropReason#FILTERED}). */
     boolean drop(SimHost from, SimHost to, int priorityLevel, ByteBuf packet, long nowNanos);
 }

@@ -17,8 +17,8 @@ public interface PacketTap {
     default void delivered(SimHost from, SimHost to, int priorityLevel, ByteBuf packet, long nowNanos) {
     }
 
-    /** A packet is being discarded; {@code to} is null for {@link DropReason#UNKNOWN_DESTINATION}. */
-    default void dropped(SimHost from, SimHost to, int priorityLevel, ByteBuf packet, DropReason reason,
+    /** A packet is being discarded; {@code to} is null for {@link NetworkDropReason#UNKNOWN_DESTINATION}. */
+    default void dropped(SimHost from, SimHost to, int priorityLevel, ByteBuf packet, NetworkDropReason reason,
                          long nowNanos) {
     }
 }

@@ -18,6 +18,8 @@ public final class SimHost {
     private final Sink sink = new Sink();
     final WakeEvent wakeEvent = new WakeEvent();
     final SwitchPort port;
+    /** Packets serialized onto the uplink, on their way to the switch. */
+    final LinkPipe uplink = new LinkPipe(false);
     private SimNode node;
     private boolean down;
     /** When the uplink finishes serializing everything handed to the NIC so far, in picoseconds. */
@@ -70,7 +72,7 @@ public final class SimHost {
     }
 
     /**
-     * Takes the host down or up. While down, packets that reach the host are dropped ({@link DropReason#HOST_DOWN})
+     * Takes the host down or up. While down, packets that reach the host are dropped ({@link NetworkDropReason#HOST_DOWN})
      * and the node is not polled; packets already in the NIC still leave.
      */
     public void setDown(boolean isDown) {

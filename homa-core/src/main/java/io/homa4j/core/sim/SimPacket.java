@@ -3,28 +3,23 @@ package io.homa4j.core.sim;
 import io.netty.buffer.ByteBuf;
 
 /**
- * One packet in flight, and its own event: first "reaches the switch", then "reaches the destination host".
- * Pooled by {@link SimulatedNetwork}; linked into a {@link SwitchPort} queue through {@link #next} while queued.
+ * One packet in flight. It travels in a {@link LinkPipe} (linked through {@link #next}) or waits in a
+ * {@link SwitchPort} queue (same link); only a packet held back by a reordering fault is an event of its own
+ * (it would break the pipe's FIFO order), firing when it reaches the switch. Pooled by {@link SimulatedNetwork}.
  */
 final class SimPacket extends SimEvent {
-    static final byte TO_SWITCH = 0;
-    static final byte TO_HOST = 1;
-
     ByteBuf payload;
     SimHost source;
     SimHost destination;
     int priorityLevel;
     int wireBytes;
-    byte stage;
+    long arrivalPicos;
     SimPacket next;
 
+    /** Only for reordered packets: they reach the switch outside their uplink's pipe. */
     @Override
     void fire(SimulatedNetwork network) {
-        if (stage == TO_SWITCH) {
-            network.reachSwitch(this);
-        } else {
-            network.reachHost(this);
-        }
+        network.reachSwitch(this);
     }
 
     void clear() {

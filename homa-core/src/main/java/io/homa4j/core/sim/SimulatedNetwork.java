@@ -2,6 +2,7 @@ package io.homa4j.core.sim;
 
 import io.netty.buffer.ByteBuf;
 
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -47,7 +48,7 @@ public final class SimulatedNetwork implements AutoCloseable {
     private final long switchLatencyPicos;
     private final long reorderMaxDelayPicos;
     private final int wireOverheadBytes;
-    private final long[] drops = new long[DropReason.values().length];
+    private final long[] drops = new long[NetworkDropReason.values().length];
     private long nowPicos;
     private boolean closed;
     private SimPacket freePackets;
@@ -104,7 +105,19 @@ public final class SimulatedNetwork implements AutoCloseable {
     public SimHost host(int index) { return hosts[index]; }
 
     /** The host with {@code address}, or null. */
-    public SimHost host(InetSocketAddress address) { return hostsByAddress.get(address); }
+    public SimHost host(InetSocketAddress address) { return hostFor(address); }
+
+    /** Per-packet lookup: the host index is in the address; the map is only a fallback. */
+    private SimHost hostFor(InetSocketAddress peer) {
+        InetAddress ip = peer.getAddress();
+        if (ip instanceof Inet4Address && peer.getPort() == config.udpPort()) {
+            int index = (ip.hashCode() & 0xFFFF) - 1; // Inet4Address hashes to its address; verified below
+            if (index >= 0 && index < hosts.length && hosts[index].address().getAddress().equals(ip)) {
+                return hosts[index];
+            }
+        }
+        return hostsByAddress.get(peer);
+    }
 
     /** Virtual time, nanoseconds since the network was created. */
     public long nowNanos() { return nowPicos / PICOS_PER_NANO; }
@@ -201,7 +214,7 @@ public final class SimulatedNetwork implements AutoCloseable {
     // ---------------------------------------------------------------- statistics
 
     /** Packets dropped for {@code reason}. */
-    public long drops(DropReason reason) { return drops[reason.ordinal()]; }
+    public long drops(NetworkDropReason reason) { return drops[reason.ordinal()]; }
 
     /** Packets dropped for any reason. */
     public long totalDrops() {
@@ -249,20 +262,20 @@ public final class SimulatedNetwork implements AutoCloseable {
 
     void send(SimHost from, InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
         packetsSent++;
-        SimHost to = peer == null ? null : hostsByAddress.get(peer);
+        SimHost to = peer == null ? null : hostFor(peer);
         if (tap != null) {
             tap.sent(from, to, priorityLevel, packet, nowNanos());
         }
         if (closed) {
-            dropBuffer(from, to, priorityLevel, packet, DropReason.NETWORK_CLOSED);
+            dropBuffer(from, to, priorityLevel, packet, NetworkDropReason.NETWORK_CLOSED);
             return;
         }
         if (priorityLevel < 0 || priorityLevel >= SwitchPort.LEVELS) {
-            dropBuffer(from, to, priorityLevel, packet, DropReason.INVALID_PRIORITY);
+            dropBuffer(from, to, priorityLevel, packet, NetworkDropReason.INVALID_PRIORITY);
             return;
         }
         if (to == null) {
-            dropBuffer(from, null, priorityLevel, packet, DropReason.UNKNOWN_DESTINATION);
+            dropBuffer(from, null, priorityLevel, packet, NetworkDropReason.UNKNOWN_DESTINATION);
             return;
         }
         int payloadBytes = packet.readableBytes();
@@ -272,7 +285,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         from.nicBusyUntilPicos = end;
         from.countSent(payloadBytes, end - nowPicos);
         if (config.lossProbability() > 0 && random.nextDouble() < config.lossProbability()) {
-            dropBuffer(from, to, priorityLevel, packet, DropReason.RANDOM_LOSS);
+            dropBuffer(from, to, priorityLevel, packet, NetworkDropReason.RANDOM_LOSS);
             return;
         }
         boolean duplicate = config.duplicateProbability() > 0 && random.nextDouble() < config.duplicateProbability();
@@ -282,28 +295,40 @@ public final class SimulatedNetwork implements AutoCloseable {
             packetsReordered++;
         }
         ByteBuf copy = duplicate ? packet.copy() : null;
-        events.schedule(packet(packet, from, to, priorityLevel, wireBytes), arrival);
+        SimPacket original = packet(packet, from, to, priorityLevel, wireBytes);
+        if (arrival == end + propagationPicos + switchLatencyPicos) {
+            from.uplink.add(original, arrival, events);
+        } else {
+            original.arrivalPicos = arrival;
+            events.schedule(original, arrival);
+        }
         if (copy != null) {
             duplicatesInjected++;
-            events.schedule(packet(copy, from, to, priorityLevel, wireBytes), arrival);
+            SimPacket twin = packet(copy, from, to, priorityLevel, wireBytes);
+            if (original.isScheduled()) {
+                twin.arrivalPicos = arrival;
+                events.schedule(twin, arrival);
+            } else {
+                from.uplink.add(twin, arrival, events);
+            }
         }
     }
 
     void reachSwitch(SimPacket packet) {
         if (filter != null
                 && filter.drop(packet.source, packet.destination, packet.priorityLevel, packet.payload, nowNanos())) {
-            dropPacket(packet, DropReason.FILTERED);
+            dropPacket(packet, NetworkDropReason.FILTERED);
             return;
         }
         SwitchPort port = packet.destination.port;
         if (!port.fits(packet.wireBytes, config.portBufferBytes(), config.portBufferPackets())) {
             port.countDrop();
-            dropPacket(packet, DropReason.PORT_BUFFER_FULL);
+            dropPacket(packet, NetworkDropReason.PORT_BUFFER_FULL);
             return;
         }
         if (sharedBufferBytes + packet.wireBytes > config.sharedBufferBytes()) {
             port.countDrop();
-            dropPacket(packet, DropReason.SHARED_BUFFER_FULL);
+            dropPacket(packet, NetworkDropReason.SHARED_BUFFER_FULL);
             return;
         }
         port.accept(packet);
@@ -323,8 +348,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         long done = nowPicos + wirePicos(packet.wireBytes);
         // Scheduled first, so with zero propagation the port frees before the packet is delivered.
         events.schedule(port.transmitDone, done);
-        packet.stage = SimPacket.TO_HOST;
-        events.schedule(packet, done + propagationPicos);
+        port.downlink.add(packet, done + propagationPicos, events);
     }
 
     void transmitDone(SwitchPort port) {
@@ -341,7 +365,7 @@ public final class SimulatedNetwork implements AutoCloseable {
     void reachHost(SimPacket packet) {
         SimHost to = packet.destination;
         if (to.isDown()) {
-            dropPacket(packet, DropReason.HOST_DOWN);
+            dropPacket(packet, NetworkDropReason.HOST_DOWN);
             return;
         }
         ByteBuf payload = packet.payload;
@@ -394,7 +418,7 @@ public final class SimulatedNetwork implements AutoCloseable {
 
     /**
      * Closes every node (see {@link SimNode#close}), then releases every packet still in flight or queued
-     * (counted as {@link DropReason#NETWORK_CLOSED}). The network cannot run afterwards. Idempotent.
+     * (counted as {@link NetworkDropReason#NETWORK_CLOSED}). The network cannot run afterwards. Idempotent.
      */
     @Override
     public void close() {
@@ -411,21 +435,33 @@ public final class SimulatedNetwork implements AutoCloseable {
         }
         for (SimEvent event = events.poll(); event != null; event = events.poll()) {
             if (event instanceof SimPacket) {
-                dropPacket((SimPacket) event, DropReason.NETWORK_CLOSED);
+                dropPacket((SimPacket) event, NetworkDropReason.NETWORK_CLOSED);
             }
         }
         for (SimHost host : hosts) {
             SwitchPort port = host.port;
-            port.transmitting = null;
+            port.transmitting = null; // also in the downlink pipe
+            dropAll(host.uplink);
+            dropAll(port.downlink);
             for (SimPacket queued = port.dequeue(); queued != null; queued = port.dequeue()) {
-                dropPacket(queued, DropReason.NETWORK_CLOSED);
+                dropPacket(queued, NetworkDropReason.NETWORK_CLOSED);
             }
         }
     }
 
     public boolean isClosed() { return closed; }
 
+    private void dropAll(LinkPipe pipe) {
+        for (SimPacket p = pipe.pollPacket(); p != null; p = pipe.pollPacket()) {
+            dropPacket(p, NetworkDropReason.NETWORK_CLOSED);
+        }
+    }
+
     // ---------------------------------------------------------------- helpers
+
+    EventQueue events() {
+        return events;
+    }
 
     private void checkOpen() {
         if (closed) {
@@ -458,7 +494,6 @@ public final class SimulatedNetwork implements AutoCloseable {
         p.destination = to;
         p.priorityLevel = level;
         p.wireBytes = wireBytes;
-        p.stage = SimPacket.TO_SWITCH;
         return p;
     }
 
@@ -468,7 +503,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         freePackets = packet;
     }
 
-    private void dropPacket(SimPacket packet, DropReason reason) {
+    private void dropPacket(SimPacket packet, NetworkDropReason reason) {
         ByteBuf payload = packet.payload;
         SimHost from = packet.source;
         SimHost to = packet.destination;
@@ -477,7 +512,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         dropBuffer(from, to, level, payload, reason);
     }
 
-    private void dropBuffer(SimHost from, SimHost to, int level, ByteBuf payload, DropReason reason) {
+    private void dropBuffer(SimHost from, SimHost to, int level, ByteBuf payload, NetworkDropReason reason) {
         drops[reason.ordinal()]++;
         try {
             if (tap != null) {

@@ -17,6 +17,8 @@ public final class SwitchPort {
     private final long[] levelBytes = new long[LEVELS];
     private final long[] maxLevelBytes = new long[LEVELS];
     final TransmitDone transmitDone = new TransmitDone();
+    /** Packets on the downlink, on their way to the host. */
+    final LinkPipe downlink = new LinkPipe(true);
     SimPacket transmitting;
     private long bytes;
     private long packets;

@@ -146,7 +146,7 @@ class SimulatedNetworkTest {
         }
         network.runUntilIdle(1_000_000);
         assertEquals(List.of(0L, 1L), nodes[4].tags(), "first on the wire, second waits, the rest find no room");
-        assertEquals(2, network.drops(DropReason.PORT_BUFFER_FULL));
+        assertEquals(2, network.drops(NetworkDropReason.PORT_BUFFER_FULL));
         assertEquals(2, network.host(4).port().drops());
         assertEquals(2, network.packetsDelivered());
     }
@@ -162,7 +162,7 @@ class SimulatedNetworkTest {
         nodes[3].send(network.host(4), 7, 100, 3);
         network.runUntilIdle(1_000_000);
         assertEquals(List.of(3L, 0L, 1L), nodes[4].tags());
-        assertEquals(1, network.drops(DropReason.PORT_BUFFER_FULL));
+        assertEquals(1, network.drops(NetworkDropReason.PORT_BUFFER_FULL));
         assertEquals(1_500 + 1_500, network.host(4).port().maxQueueBytes());
     }
 
@@ -173,7 +173,7 @@ class SimulatedNetworkTest {
         nodes[1].send(network.host(4), 0, FULL, 1);
         nodes[2].send(network.host(5), 0, FULL, 2);
         network.runUntilIdle(1_000_000);
-        assertEquals(1, network.drops(DropReason.SHARED_BUFFER_FULL));
+        assertEquals(1, network.drops(NetworkDropReason.SHARED_BUFFER_FULL));
         assertEquals(2, network.packetsDelivered());
         assertEquals(3_000, network.maxSharedBufferBytes());
         assertEquals(0, network.sharedBufferBytes());
@@ -186,7 +186,7 @@ class SimulatedNetworkTest {
             nodes[0].send(network.host(1), 0, 100, i);
         }
         network.runUntilIdle(10_000_000_000L);
-        long lost = network.drops(DropReason.RANDOM_LOSS);
+        long lost = network.drops(NetworkDropReason.RANDOM_LOSS);
         // Binomial(10,000, 0.1): sigma = 30, so +-150 is five sigma.
         assertTrue(lost > 850 && lost < 1_150, "lost " + lost);
         assertEquals(10_000 - lost, nodes[1].arrivals.size());
@@ -252,7 +252,7 @@ class SimulatedNetworkTest {
 
                 @Override
                 public void dropped(SimHost from, SimHost to, int level, io.netty.buffer.ByteBuf packet,
-                                    DropReason reason, long nowNanos) {
+                                    NetworkDropReason reason, long nowNanos) {
                     trace.add(nowNanos + " drop " + reason + " #" + packet.getLong(packet.readerIndex()));
                 }
             });
@@ -304,8 +304,8 @@ class SimulatedNetworkTest {
         nodes[0].host.sink().send(network.host(1).address(), 8, tagged(2));
         nodes[0].host.sink().send(network.host(1).address(), -1, tagged(3));
         network.runUntilIdle(1_000_000);
-        assertEquals(1, network.drops(DropReason.UNKNOWN_DESTINATION));
-        assertEquals(2, network.drops(DropReason.INVALID_PRIORITY));
+        assertEquals(1, network.drops(NetworkDropReason.UNKNOWN_DESTINATION));
+        assertEquals(2, network.drops(NetworkDropReason.INVALID_PRIORITY));
         assertTrue(nodes[1].arrivals.isEmpty());
     }
 
@@ -316,7 +316,7 @@ class SimulatedNetworkTest {
         network.host(1).setDown(true);
         nodes[0].send(network.host(1), 0, FULL, 0);
         network.runUntilIdle(1_000_000);
-        assertEquals(1, network.drops(DropReason.HOST_DOWN));
+        assertEquals(1, network.drops(NetworkDropReason.HOST_DOWN));
         assertTrue(nodes[1].polls.isEmpty());
         network.host(1).setDown(false);
         network.runUntilIdle(1_000_000);
@@ -332,7 +332,7 @@ class SimulatedNetworkTest {
         }
         network.runUntilIdle(1_000_000);
         assertEquals(List.of(0L, 2L, 4L), nodes[1].tags());
-        assertEquals(3, network.drops(DropReason.FILTERED));
+        assertEquals(3, network.drops(NetworkDropReason.FILTERED));
     }
 
     @Test
@@ -346,10 +346,10 @@ class SimulatedNetworkTest {
         long delivered = network.packetsDelivered();
         assertTrue(delivered > 0 && delivered < 100);
         network.close();
-        assertEquals(100 - delivered, network.drops(DropReason.NETWORK_CLOSED));
+        assertEquals(100 - delivered, network.drops(NetworkDropReason.NETWORK_CLOSED));
         assertThrows(IllegalStateException.class, () -> network.runUntil(30_000));
         nodes[0].send(network.host(2), 0, FULL, 0);
-        assertEquals(101 - delivered, network.drops(DropReason.NETWORK_CLOSED), "sends after close are released");
+        assertEquals(101 - delivered, network.drops(NetworkDropReason.NETWORK_CLOSED), "sends after close are released");
         // The leak check (run after this class) proves every buffer was released.
     }
 

@@ -1,7 +1,7 @@
 package io.homa4j.core.sim;
 
 /** Why the simulated network discarded a packet. Every discarded packet is released and counted by reason. */
-public enum DropReason {
+public enum NetworkDropReason {
     /** Random loss injected by {@link NetworkConfig#lossProbability()}. */
     RANDOM_LOSS,
     /** The destination's switch egress port had no room (per-port byte or packet limit). */

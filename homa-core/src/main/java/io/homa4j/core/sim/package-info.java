@@ -1,0 +1,18 @@
+/**
+ * A deterministic, virtual-time network that runs real {@link io.homa4j.core.HomaEngine}s, in the main jar like
+ * Netty's {@code EmbeddedChannel}: tests, what-if studies and the datacenter-scale simulation all use it.
+ *
+ * <ul>
+ *   <li>{@link io.homa4j.core.sim.SimulatedNetwork}: hosts, links, one switch with 8 strict-priority queues per
+ *       egress port and finite buffers, random loss/duplication/reordering from one seed, the event loop.</li>
+ *   <li>{@link io.homa4j.core.sim.NetworkConfig}: its shape, rates, delays, buffers and faults.</li>
+ *   <li>{@link io.homa4j.core.sim.SimNode}: what runs on a host; {@link io.homa4j.core.sim.HomaHost} adapts an
+ *       engine to it and is the test harness ({@code serve}, {@code call}, {@code replaceEngine}).</li>
+ *   <li>Observation: {@link io.homa4j.core.sim.SwitchPort} queue statistics, per-reason drop counts,
+ *       {@link io.homa4j.core.sim.PacketTap} and {@link io.homa4j.core.sim.PacketFilter}.</li>
+ * </ul>
+ *
+ * <p>Everything here is single-threaded: one thread builds, runs and inspects a network. See
+ * {@code docs/simulator.md} for the model and its measured figures.
+ */
+package io.homa4j.core.sim;
