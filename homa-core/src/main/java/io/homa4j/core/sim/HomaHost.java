@@ -11,7 +11,9 @@ import io.netty.buffer.ByteBuf;
 
 import java.net.InetSocketAddress;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 
 /**
@@ -143,9 +145,8 @@ public final class HomaHost implements SimNode {
             return;
         }
         current = null;
-        g.live = false;
         host.setDown(true);
-        g.engine.close(host.nowNanos());
+        g.close(host.nowNanos());
     }
 
     /** Starts a fresh engine (no state from before) and brings the host up. No-op while up. */
@@ -197,8 +198,7 @@ public final class HomaHost implements SimNode {
         Generation g = current;
         if (g != null) {
             current = null;
-            g.live = false;
-            g.engine.close(nowNanos);
+            g.close(nowNanos);
         }
     }
 
@@ -212,6 +212,12 @@ public final class HomaHost implements SimNode {
         boolean accepted = g.engine.reply(handle, response, host.nowNanos());
         host.wakeChanged();
         return accepted;
+    }
+
+    void replyLater(Generation g, long handle, ByteBuf response, long delayNanos) {
+        DelayedReply delayed = new DelayedReply(g, handle, response);
+        g.delayedReplies.add(delayed);
+        network().scheduleAfter(delayNanos, delayed);
     }
 
     boolean replyError(Generation g, long handle, String message) {
@@ -228,11 +234,45 @@ public final class HomaHost implements SimNode {
         return "HomaHost{" + host + ", generation=" + generations + (isUp() ? "" : ", down") + '}';
     }
 
+    /** A reply a slow handler gave, due later; identity-hashed. */
+    private final class DelayedReply implements Runnable {
+        final Generation generation;
+        final long handle;
+        final ByteBuf response;
+        boolean cancelled;
+
+        DelayedReply(Generation generation, long handle, ByteBuf response) {
+            this.generation = generation;
+            this.handle = handle;
+            this.response = response;
+        }
+
+        @Override
+        public void run() {
+            if (!cancelled) {
+                generation.delayedReplies.remove(this);
+                reply(generation, handle, response);
+            }
+        }
+    }
+
     /** One engine instance with its own sink, listener and call table. */
     final class Generation implements PacketSink, RpcListener {
         HomaEngine engine;
         boolean live = true;
         final Map<Long, SimCall> calls = new HashMap<>();
+        /** Replies a slow handler scheduled; released if the engine dies first (or the network closes). */
+        final Set<DelayedReply> delayedReplies = new HashSet<>();
+
+        void close(long nowNanos) {
+            live = false;
+            for (DelayedReply d : delayedReplies) {
+                d.response.release();
+                d.cancelled = true;
+            }
+            delayedReplies.clear();
+            engine.close(nowNanos);
+        }
 
         @Override
         public void send(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {

@@ -59,7 +59,7 @@ public final class SimRequest {
     public void replyAfter(long delayNanos, ByteBuf response) {
         Objects.requireNonNull(response, "response");
         markAnswered(response);
-        server.network().scheduleAfter(delayNanos, () -> server.reply(generation, handle, response));
+        server.replyLater(generation, handle, response, delayNanos);
     }
 
     /** Fails the RPC now: the client gets HANDLER_ERROR with {@code message}. */

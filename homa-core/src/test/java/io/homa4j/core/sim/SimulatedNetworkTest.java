@@ -354,6 +354,19 @@ class SimulatedNetworkTest {
     }
 
     @Test
+    void closeAlsoReleasesReorderedAndDuplicatedPackets() {
+        FakeNode[] nodes = start(NetworkConfig.builder().hosts(2).reorderProbability(0.5).duplicateProbability(0.5)
+                .reorderMaxDelayNanos(50_000));
+        for (int i = 0; i < 40; i++) {
+            nodes[0].send(network.host(1), i % 8, FULL, i);
+        }
+        network.runUntil(10_000);
+        network.close();
+        assertEquals(40 + network.duplicatesInjected(),
+                network.packetsDelivered() + network.drops(NetworkDropReason.NETWORK_CLOSED));
+    }
+
+    @Test
     void tasksRunAtTheirTimeAndNotInThePast() {
         start(NetworkConfig.builder().hosts(1));
         List<Long> ran = new ArrayList<>();
