@@ -153,20 +153,21 @@ class EndpointApiTest {
     @Test
     void secondReplyThrowsAndReleasesItsBuffer() throws Exception {
         HomaEndpoint server = endpoint(TransportType.AUTO);
-        AtomicReference<Throwable> second = new AtomicReference<>();
+        CompletableFuture<Throwable> second = new CompletableFuture<>();
         ByteBuf extra = Unpooled.buffer(4).writeInt(1);
         server.serve((ctx, request) -> {
             ctx.reply(new byte[] {7});
             try {
                 ctx.reply(extra);
+                second.complete(null);
             } catch (IllegalStateException expected) {
-                second.set(expected);
+                second.complete(expected);
             }
         });
         HomaEndpoint client = endpoint(TransportType.AUTO);
         assertArrayEquals(new byte[] {7}, client.call(server.localAddress(), new byte[0]).get(WAIT_SECONDS,
                 TimeUnit.SECONDS));
-        assertInstanceOf(IllegalStateException.class, second.get());
+        assertInstanceOf(IllegalStateException.class, second.get(WAIT_SECONDS, TimeUnit.SECONDS));
         assertEquals(0, extra.refCnt());
     }
 
