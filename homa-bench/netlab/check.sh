@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# check.sh: measures an existing rack (netlab.sh up) with python3 traffic only:
+#   1. unloaded RTT: 64 B UDP ping-pong h1 -> h2 (the rack's base RTT, for the bench's --rtt-us)
+#   2. single-flow throughput: one TCP bulk flow h1 -> h2 (for --link-mbps; expect ~goodput of the link)
+#   3. priority bypass: TCP bulk from h3 (and h4) into h2 at DSCP 0 saturates switch port p2; a UDP probe
+#      h1 -> h2 runs once marked as Homa level 7 (TOS 0xe0) and once unmarked (TOS 0)
+# Prints one `check ...` line per measurement. Needs at least 3 hosts for step 3 (skipped otherwise).
+# usage: check.sh [--hosts H] [--seconds S] [--prefix P]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+PREFIX=${NETLAB_PREFIX:-homa-lab}
+HOSTS=4
+SECONDS_PER_STEP=6
+while (($#)); do
+  case "$1" in
+    --hosts) HOSTS=$2; shift 2 ;;
+    --seconds) SECONDS_PER_STEP=$2; shift 2 ;;
+    --prefix) PREFIX=$2; shift 2 ;;
+    *) echo "usage: check.sh [--hosts H] [--seconds S] [--prefix P]" >&2; exit 2 ;;
+  esac
+done
+tool="$here/nettool.py"
+on() { local i=$1; shift; ip netns exec "$PREFIX-h$i" "$@"; }
+ip netns list | grep -q "^$PREFIX-sw" || { echo "check.sh: no rack with prefix $PREFIX (run netlab.sh up)" >&2; exit 1; }
+
+started=()
+cleanup() {
+  local pid
+  for pid in "${started[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+probe_count=$((SECONDS_PER_STEP * 1000 / 2 * 2 / 3))   # 2 ms apart, two thirds of the step
+
+# 1. unloaded RTT
+on 2 python3 "$tool" udp-echo --port 9000 --duration $((SECONDS_PER_STEP * 4 + 10)) --reflect-tos >/dev/null &
+started+=($!)
+sleep 0.5
+echo "check unloaded-rtt $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count")"
+echo "check unloaded-rtt-1400B $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --size 1400 --count "$probe_count")"
+
+# 2. single TCP flow
+sink_out=$(mktemp)
+on 2 python3 "$tool" tcp-sink --port 9001 --duration $((SECONDS_PER_STEP + 3)) >"$sink_out" &
+sink=$!
+sleep 0.5
+on 1 python3 "$tool" tcp-blast --to 198.18.0.2:9001 --duration "$SECONDS_PER_STEP" >/dev/null
+wait "$sink"
+echo "check single-flow $(cat "$sink_out")"
+
+# 3. priority bypass under incast into p2
+if ((HOSTS >= 3)); then
+  on 2 python3 "$tool" tcp-sink --port 9002 --duration $((SECONDS_PER_STEP * 2 + 6)) >"$sink_out" &
+  sink=$!
+  sleep 0.5
+  senders=3
+  ((HOSTS >= 4)) && senders=4
+  for ((i = 3; i <= senders; i++)); do
+    on "$i" python3 "$tool" tcp-blast --to 198.18.0.2:9002 --duration $((SECONDS_PER_STEP * 2 + 4)) >/dev/null &
+    started+=($!)
+  done
+  sleep 2   # let cubic fill the port's level-0 queue
+  echo "check loaded-marked $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count")"
+  echo "check loaded-unmarked $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0 --count "$probe_count")"
+  wait "$sink"
+  echo "check incast-bulk $(cat "$sink_out") senders=$((senders - 2))"
+fi
+rm -f "$sink_out"
+"$here/netlab.sh" status --prefix "$PREFIX" | grep -E '^ +p[0-9]+:' | sed 's/^ */check switch-counters /'
