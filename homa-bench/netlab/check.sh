@@ -20,15 +20,12 @@ while (($#)); do
   esac
 done
 tool="$here/nettool.py"
-on() { local i=$1; shift; ip netns exec "$PREFIX-h$i" "$@"; }
+# shellcheck source=lib.sh
+source "$here/lib.sh"
 ip netns list | grep -q "^$PREFIX-sw" || { echo "check.sh: no rack with prefix $PREFIX (run netlab.sh up)" >&2; exit 1; }
 
 started=()
-cleanup() {
-  local pid
-  for pid in "${started[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-}
+cleanup() { stop_helpers "${started[@]}"; }
 trap cleanup EXIT
 
 probe_count=$((SECONDS_PER_STEP * 1000 / 2 * 2 / 3))   # 2 ms apart, two thirds of the step
@@ -36,7 +33,7 @@ probe_count=$((SECONDS_PER_STEP * 1000 / 2 * 2 / 3))   # 2 ms apart, two thirds 
 # 1. unloaded RTT
 on 2 python3 "$tool" udp-echo --port 9000 --duration $((SECONDS_PER_STEP * 4 + 10)) --reflect-tos >/dev/null &
 started+=($!)
-sleep 0.5
+wait_listening 2 udp 9000 || { echo "check.sh: udp echo did not start" >&2; exit 1; }
 echo "check unloaded-rtt $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count")"
 echo "check unloaded-rtt-1400B $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --size 1400 --count "$probe_count")"
 
@@ -44,7 +41,7 @@ echo "check unloaded-rtt-1400B $(on 1 python3 "$tool" probe --to 198.18.0.2:9000
 sink_out=$(mktemp)
 on 2 python3 "$tool" tcp-sink --port 9001 --duration $((SECONDS_PER_STEP + 3)) >"$sink_out" &
 sink=$!
-sleep 0.5
+wait_listening 2 tcp 9001 || { echo "check.sh: tcp sink did not start" >&2; exit 1; }
 on 1 python3 "$tool" tcp-blast --to 198.18.0.2:9001 --duration "$SECONDS_PER_STEP" >/dev/null
 wait "$sink"
 echo "check single-flow $(cat "$sink_out")"
@@ -53,7 +50,7 @@ echo "check single-flow $(cat "$sink_out")"
 if ((HOSTS >= 3)); then
   on 2 python3 "$tool" tcp-sink --port 9002 --duration $((SECONDS_PER_STEP * 2 + 6)) >"$sink_out" &
   sink=$!
-  sleep 0.5
+  wait_listening 2 tcp 9002 || { echo "check.sh: tcp sink did not start" >&2; exit 1; }
   senders=3
   ((HOSTS >= 4)) && senders=4
   for ((i = 3; i <= senders; i++)); do

@@ -76,13 +76,20 @@ def probe(args):
             time.sleep(next_send - now)
         next_send += args.interval_ms / 1000.0
         sent_at = time.perf_counter_ns()
-        sock.send(struct.pack("!QB", seq, args.tos) + padding)
+        try:
+            sock.send(struct.pack("!QB", seq, args.tos) + padding)
+        except ConnectionRefusedError:
+            pass   # an ICMP port-unreachable for an earlier probe; this one still counts
         while True:
             ready, _, _ = select.select([sock], [], [], args.timeout_ms / 1000.0)
             if not ready:
                 lost += 1
                 break
-            data = sock.recv(65535)
+            try:
+                data = sock.recv(65535)
+            except ConnectionRefusedError:
+                lost += 1   # nobody listens (yet): counted as lost, not a crash
+                break
             if len(data) >= 8 and struct.unpack("!Q", data[:8])[0] == seq:
                 rtts.append((time.perf_counter_ns() - sent_at) / 1000.0)
                 break
