@@ -101,6 +101,8 @@ else
   echo "netlab smoke: bench jar not built ($jar): rack checks only"
 fi
 
+stop_helpers "${helpers[@]}"
+helpers=()
 "$here/netlab.sh" down >/dev/null || fail "netlab.sh down"
 left=$(ip netns list | grep -c "^$NETLAB_PREFIX-" || true)
 ((left == 0)) && pass "rack removed" || fail "$left namespaces left behind"
