@@ -9,12 +9,12 @@ public enum Protocol {
     HOMA {
         @Override
         public BenchServer startServer(TransportOptions options) {
-            return HomaLoader.startServer(options);
+            return HomaTransport.startServer(options);
         }
 
         @Override
         public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
-            return HomaLoader.connect(servers, options);
+            return HomaTransport.connect(servers, options);
         }
     },
     TCP {
