@@ -177,7 +177,8 @@ run_protocol() {
   local server_pids=()
   for ((i = 1; i <= HOSTS; i++)); do
     # shellcheck disable=SC2086
-    on "$i" java $JAVA_OPTS -jar "$JAR" server --protocol "$protocol" --port "$PORT" --bind "$(addr "$i")" \
+    # ip netns exec execs the JVM in place, so $! is the JVM's pid (a shell function here would hide it)
+    ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" server --protocol "$protocol" --port "$PORT" --bind "$(addr "$i")" \
       --link-mbps "$LINK_MBPS" --rtt-us "$RTT_US" --max-message "$MAX_MESSAGE" \
       >"$dir/server-h$i.out" 2>"$dir/server-h$i.err" &
     server_pids+=($!)
@@ -200,7 +201,7 @@ run_protocol() {
       ((j == i)) || servers+="${servers:+,}$(addr "$j"):$PORT"
     done
     # shellcheck disable=SC2086
-    on "$i" java $JAVA_OPTS -jar "$JAR" client --protocol "$protocol" --servers "$servers" \
+    ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" client --protocol "$protocol" --servers "$servers" \
       --workload "$WORKLOAD" --load-mbps "$request_mbps" --duration "$DURATION" --max-message "$MAX_MESSAGE" \
       --out "$dir/client-h$i" --bind "$(addr "$i")" --link-mbps "$LINK_MBPS" --rtt-us "$RTT_US" \
       --seed $((SEED * 1000 + i)) "${extra_client_args[@]}" \
@@ -252,10 +253,9 @@ run_protocol() {
   netlab status >"$dir/switch.txt" 2>&1 || true
   stop_jvms
   read -r busy user sys softirq steal <<<"$(cpu_report "$cpu_before" "$cpu_after")"
-  local jvm_seconds
   local jvm_seconds jvm_pct
   jvm_seconds=$(awk -v t="$jvm_ticks" -v h="$ticks_per_second" 'BEGIN { printf "%.1f", t / h }')
-  jvm_pct=$(awk -v s="$jvm_seconds" -v w="$wall" -v n="$(nproc)" 'BEGIN { printf "%.0f", w > 0 ? 100 * s / (w * n) : 0 }')
+  jvm_pct=$(awk -v s="$jvm_seconds" -v w="$wall" -v n="$(nproc)" 'BEGIN { printf "%.0f", (w > 0 ? 100 * s / (w * n) : 0) }')
   echo "$protocol,$busy,$user,$sys,$softirq,$steal,$jvm_seconds,$jvm_pct,$wall" >>"$OUT/cpu.csv"
   log "$protocol: CPU over the measured phase ($wall s, all cores = 100%): machine busy $busy% (user $user%, system" \
     "$sys%, softirq $softirq%, steal $steal%); rack JVMs $jvm_seconds CPU-s ($jvm_pct%)"
