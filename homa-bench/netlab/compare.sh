@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# compare.sh: Homa vs TCP in the emulated rack (netlab.sh), all-to-all as in the reference benchmark.
+#
+# Brings the rack up, measures its unloaded RTT, then for each protocol (Homa first, then TCP) starts one bench
+# server and one open-loop client JVM in every host; each client sends to the servers of all other hosts.
+# The clients' histograms are merged by `homa-bench.jar merge` into OUT/results.csv and OUT/rtt.svg.
+# CPU utilisation is reported next to the results: machine-wide from /proc/stat deltas (all cores, including
+# the kernel's packet processing for the rack, and anything else running on the machine) and the rack JVMs' own
+# CPU time from /proc/<pid>/stat. The rack is torn down on exit, failure or Ctrl-C.
+#
+# Load: --load is the utilisation of every host link, each direction. Every host both sends requests and
+# returns equally long responses, so its uplink carries its own requests plus its responses to the others:
+# each client offers --load x link / 2 of request bits.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+HOSTS=4
+LINK_MBPS=200
+WORKLOAD=w4
+LOAD=0.8
+DURATION=30
+WARMUP=2
+OUT=results/netlab
+MAX_MESSAGE=1000000
+RTT_US=auto
+PROTOCOLS=homa,tcp
+BUFFER_PKTS=200
+JAR="$repo/homa-bench/target/homa-bench.jar"
+SEED=1
+TCP_CONNECTIONS=""
+MAX_OUTSTANDING=""
+PORT=4500
+PREFIX=${NETLAB_PREFIX:-homa-lab}
+JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms64m -Xmx512m -XX:+UseSerialGC -XX:CICompilerCount=2"}
+CLIENT_TIMEOUT_EXTRA=90    # seconds past warmup + duration before a client counts as hung
+
+usage() {
+  cat >&2 <<EOF
+usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0.8] [--duration S] [--out DIR]
+                  [--max-message B] [--rtt-us N|auto] [--protocols homa,tcp] [--buffer-pkts N] [--warmup S]
+                  [--seed S] [--tcp-connections N] [--max-outstanding N] [--jar PATH] [--prefix homa-...]
+  defaults: --hosts $HOSTS --link-mbps $LINK_MBPS --workload $WORKLOAD --load $LOAD --duration $DURATION
+            --out $OUT --max-message $MAX_MESSAGE --rtt-us $RTT_US (measured) --protocols $PROTOCOLS
+  JVM options: NETLAB_JAVA_OPTS (default: $JAVA_OPTS)
+EOF
+  exit 2
+}
+
+die() { echo "compare.sh: $*" >&2; exit 1; }
+
+while (($#)); do
+  case "$1" in
+    --hosts) HOSTS=${2:?}; shift 2 ;;
+    --link-mbps) LINK_MBPS=${2:?}; shift 2 ;;
+    --workload) WORKLOAD=${2:?}; shift 2 ;;
+    --load) LOAD=${2:?}; shift 2 ;;
+    --duration) DURATION=${2:?}; shift 2 ;;
+    --warmup) WARMUP=${2:?}; shift 2 ;;
+    --out) OUT=${2:?}; shift 2 ;;
+    --max-message) MAX_MESSAGE=${2:?}; shift 2 ;;
+    --rtt-us) RTT_US=${2:?}; shift 2 ;;
+    --protocols) PROTOCOLS=${2:?}; shift 2 ;;
+    --buffer-pkts) BUFFER_PKTS=${2:?}; shift 2 ;;
+    --seed) SEED=${2:?}; shift 2 ;;
+    --tcp-connections) TCP_CONNECTIONS=${2:?}; shift 2 ;;
+    --max-outstanding) MAX_OUTSTANDING=${2:?}; shift 2 ;;
+    --jar) JAR=${2:?}; shift 2 ;;
+    --prefix) PREFIX=${2:?}; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "compare.sh: unknown option '$1'" >&2; usage ;;
+  esac
+done
+
+[[ "$HOSTS" =~ ^[0-9]+$ ]] && ((HOSTS >= 2)) || die "--hosts must be >= 2"
+[[ "$LINK_MBPS" =~ ^[0-9]+$ ]] || die "--link-mbps must be a whole number"
+[[ "$DURATION" =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--duration must be seconds"
+[[ "$LOAD" =~ ^[0-9]*[.]?[0-9]+$ ]] || die "--load must be a fraction like 0.8"
+[[ "$RTT_US" == auto || "$RTT_US" =~ ^[0-9]+$ ]] || die "--rtt-us must be a number or auto"
+((EUID == 0)) || die "must run as root (the rack is made of network namespaces)"
+command -v java >/dev/null || die "java is missing"
+command -v python3 >/dev/null || die "python3 is missing (used to measure the rack's RTT)"
+[[ -f "$JAR" ]] || die "bench jar not found: $JAR (build it: mvn -B -q package -DskipTests)"
+IFS=, read -r -a protocol_list <<<"$PROTOCOLS"
+for protocol in "${protocol_list[@]}"; do
+  [[ "$protocol" == homa || "$protocol" == tcp ]] || die "--protocols takes homa and/or tcp"
+done
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+log() { echo "compare.sh: $*" | tee -a "$OUT/run.log" >&2; }
+: >"$OUT/run.log"
+
+netlab() { "$here/netlab.sh" "$@" --prefix "$PREFIX"; }
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+addr() { echo "198.18.0.$1"; }
+
+jvm_pids=()
+stop_jvms() {
+  local pid
+  for pid in "${jvm_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${jvm_pids[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  jvm_pids=()
+}
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  stop_jvms
+  netlab down >/dev/null 2>&1 || echo "compare.sh: netlab.sh down failed; run it by hand" >&2
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'echo "compare.sh: interrupted" >&2; exit 130' INT TERM
+
+# /proc/stat "cpu" line: user nice system idle iowait irq softirq steal
+cpu_sample() { head -1 /proc/stat | awk '{print $2, $3, $4, $5, $6, $7, $8, $9}'; }
+cpu_report() {   # before after -> "busy% user% sys% softirq% steal%"
+  awk -v a="$1" -v b="$2" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= 8; i++) { d[i] = y[i] - x[i]; total += d[i] }
+    if (total <= 0) total = 1
+    printf "%.0f %.0f %.0f %.0f %.0f", 100 * (total - d[4] - d[5]) / total, 100 * (d[1] + d[2]) / total,
+      100 * (d[3] + d[6]) / total, 100 * d[7] / total, 100 * d[8] / total }'
+}
+jvm_cpu_ticks() {   # utime + stime of our JVMs so far
+  local pid total=0 fields
+  for pid in "$@"; do
+    fields=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || continue
+    total=$((total + fields))
+  done
+  echo "$total"
+}
+
+# --- the rack -----------------------------------------------------------------------------------------------
+netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" | tee -a "$OUT/run.log"
+if [[ "$RTT_US" == auto ]]; then
+  on 2 python3 "$here/nettool.py" udp-echo --port 9000 --duration 20 --reflect-tos >/dev/null &
+  echo_pid=$!
+  wait_listening 2 udp 9000 || die "udp echo for the RTT probe did not start"
+  rtt_line=$(on 1 python3 "$here/nettool.py" probe --to "$(addr 2):9000" --tos 0xe0 --count 1000 --interval-ms 2)
+  stop_helpers "$echo_pid"
+  log "unloaded RTT (64 B UDP ping-pong h1-h2, python): $rtt_line"
+  RTT_US=$(sed -n 's/.* p50_us=\([0-9]*\).*/\1/p' <<<"$rtt_line")
+  [[ -n "$RTT_US" ]] || die "could not measure the rack's RTT"
+fi
+request_mbps=$(awk -v l="$LOAD" -v r="$LINK_MBPS" 'BEGIN { printf "%.3f", l * r / 2 }')
+log "rack: $HOSTS hosts, link $LINK_MBPS Mbit/s, switch buffers $BUFFER_PKTS pkts per level per port;" \
+  "bench: --link-mbps $LINK_MBPS --rtt-us $RTT_US; workload $WORKLOAD (max $MAX_MESSAGE B) at load $LOAD" \
+  "= $request_mbps Mbit/s of requests per client, warmup $WARMUP s + $DURATION s"
+{
+  echo "hosts=$HOSTS link_mbps=$LINK_MBPS buffer_pkts=$BUFFER_PKTS rtt_us=$RTT_US workload=$WORKLOAD"
+  echo "max_message=$MAX_MESSAGE load=$LOAD request_mbps_per_client=$request_mbps duration=$DURATION warmup=$WARMUP"
+  echo "java_opts=$JAVA_OPTS"
+} >"$OUT/rack.txt"
+echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,rack_jvm_cpu_seconds,rack_jvm_pct,window_seconds" \
+  >"$OUT/cpu.csv"
+
+extra_client_args=(--progress none --spin-us 0 --warmup "$WARMUP")
+[[ -n "$TCP_CONNECTIONS" ]] && extra_client_args+=(--tcp-connections "$TCP_CONNECTIONS")
+[[ -n "$MAX_OUTSTANDING" ]] && extra_client_args+=(--max-outstanding "$MAX_OUTSTANDING")
+ticks_per_second=$(getconf CLK_TCK)
+failed=0
+client_dirs=()
+
+run_protocol() {
+  local protocol=$1 dir="$OUT/$1" i j servers
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  # a fresh rack for each protocol: empty queues, zeroed switch counters
+  netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" >/dev/null
+  local server_pids=()
+  for ((i = 1; i <= HOSTS; i++)); do
+    # shellcheck disable=SC2086
+    # ip netns exec execs the JVM in place, so $! is the JVM's pid (a shell function here would hide it)
+    ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" server --protocol "$protocol" --port "$PORT" --bind "$(addr "$i")" \
+      --link-mbps "$LINK_MBPS" --rtt-us "$RTT_US" --max-message "$MAX_MESSAGE" \
+      >"$dir/server-h$i.out" 2>"$dir/server-h$i.err" &
+    server_pids+=($!)
+    jvm_pids+=($!)
+  done
+  local deadline=$((SECONDS + 90))
+  for ((i = 1; i <= HOSTS; i++)); do
+    until grep -q '^homa-bench server: protocol=' "$dir/server-h$i.out" 2>/dev/null; do
+      kill -0 "${server_pids[i - 1]}" 2>/dev/null || { tail -5 "$dir/server-h$i.err" >&2; die "$protocol server in h$i exited"; }
+      ((SECONDS < deadline)) || die "$protocol server in h$i not ready after 90 s"
+      sleep 0.2
+    done
+  done
+  log "$protocol: $HOSTS servers ready; starting $HOSTS clients"
+  local started_at client_pids=()
+  started_at=$SECONDS
+  for ((i = 1; i <= HOSTS; i++)); do
+    servers=""
+    for ((j = 1; j <= HOSTS; j++)); do
+      ((j == i)) || servers+="${servers:+,}$(addr "$j"):$PORT"
+    done
+    # shellcheck disable=SC2086
+    ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" client --protocol "$protocol" --servers "$servers" \
+      --workload "$WORKLOAD" --load-mbps "$request_mbps" --duration "$DURATION" --max-message "$MAX_MESSAGE" \
+      --out "$dir/client-h$i" --bind "$(addr "$i")" --link-mbps "$LINK_MBPS" --rtt-us "$RTT_US" \
+      --seed $((SEED * 1000 + i)) "${extra_client_args[@]}" \
+      >"$dir/client-h$i.out" 2>"$dir/client-h$i.err" &
+    client_pids+=($!)
+    jvm_pids+=($!)
+  done
+  # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
+  # the drain), machine-wide and for the rack's JVMs
+  local limit alive pid status measure_from measure_to
+  local cpu_before="" cpu_after="" jvm_before=0 jvm_after=0 window_start=0 window_end=0
+  limit=$(awk -v w="$WARMUP" -v d="$DURATION" -v e="$CLIENT_TIMEOUT_EXTRA" 'BEGIN { printf "%d", w + d + e }')
+  measure_from=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
+  measure_to=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 1 }')
+  deadline=$((SECONDS + limit))
+  while :; do
+    alive=0
+    for pid in "${client_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    if [[ -z "$cpu_before" ]] && ((SECONDS - started_at >= measure_from || !alive)); then
+      cpu_before=$(cpu_sample); jvm_before=$(jvm_cpu_ticks "${server_pids[@]}" "${client_pids[@]}")
+      window_start=$SECONDS
+    fi
+    if [[ -z "$cpu_after" ]] && ((SECONDS - started_at >= measure_to || !alive)); then
+      cpu_after=$(cpu_sample); jvm_after=$(jvm_cpu_ticks "${server_pids[@]}" "${client_pids[@]}")
+      window_end=$SECONDS
+    fi
+    ((alive)) || break
+    if ((SECONDS >= deadline)); then
+      log "$protocol: clients still running after $limit s; stopping them"
+      failed=1
+      break
+    fi
+    sleep 0.5
+  done
+  [[ -n "$cpu_after" ]] || { cpu_after=$(cpu_sample); window_end=$SECONDS; }
+  local jvm_ticks=$((jvm_after - jvm_before)) wall=$((window_end - window_start))
+  for ((i = 1; i <= HOSTS; i++)); do
+    pid=${client_pids[i - 1]}
+    kill -TERM "$pid" 2>/dev/null || true
+    status=0
+    wait "$pid" || status=$?
+    if ((status != 0)); then
+      log "$protocol: client h$i exited with $status: $(tail -3 "$dir/client-h$i.err" | tr '\n' ' ')"
+      failed=1
+    fi
+    log "$protocol h$i: $(tail -1 "$dir/client-h$i.out" 2>/dev/null)"
+    [[ -f "$dir/client-h$i/histograms.csv" ]] && client_dirs+=("$dir/client-h$i")
+  done
+  netlab status >"$dir/switch.txt" 2>&1 || true
+  stop_jvms
+  read -r busy user sys softirq steal <<<"$(cpu_report "$cpu_before" "$cpu_after")"
+  local jvm_seconds jvm_pct
+  jvm_seconds=$(awk -v t="$jvm_ticks" -v h="$ticks_per_second" 'BEGIN { printf "%.1f", t / h }')
+  jvm_pct=$(awk -v s="$jvm_seconds" -v w="$wall" -v n="$(nproc)" 'BEGIN { printf "%.0f", (w > 0 ? 100 * s / (w * n) : 0) }')
+  echo "$protocol,$busy,$user,$sys,$softirq,$steal,$jvm_seconds,$jvm_pct,$wall" >>"$OUT/cpu.csv"
+  log "$protocol: CPU over the measured phase ($wall s, all cores = 100%): machine busy $busy% (user $user%, system" \
+    "$sys%, softirq $softirq%, steal $steal%); rack JVMs $jvm_seconds CPU-s ($jvm_pct%)"
+  log "$protocol: switch ports (level: sent/dropped/backlog): $(grep -E '^ +p[0-9]+:' "$dir/switch.txt" | tr -s ' ' | tr '\n' ';')"
+}
+
+for protocol in "${protocol_list[@]}"; do
+  run_protocol "$protocol"
+done
+
+((${#client_dirs[@]})) || die "no client produced histograms"
+in_dirs=$(IFS=,; echo "${client_dirs[*]}")
+title="netlab: $HOSTS hosts, ${LINK_MBPS} Mbit/s links, $WORKLOAD (max $MAX_MESSAGE B), load $LOAD"
+java $JAVA_OPTS -jar "$JAR" merge --in "$in_dirs" --out "$OUT" --title "$title" | tee "$OUT/table.txt"
+echo
+echo "CPU (2 cores = 100%):"
+column -t -s, "$OUT/cpu.csv" 2>/dev/null || cat "$OUT/cpu.csv"
+echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/cpu.csv, $OUT/run.log"
+exit "$failed"

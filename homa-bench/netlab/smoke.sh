@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# smoke.sh: a few-second CI check that the netlab scripts work. Skips (exit 0, with the reason) when not root or
+# when ip/tc/python3 are missing or network namespaces cannot be made; otherwise fails (non-zero) when:
+#   - the 2-host rack does not come up, or a marked UDP probe h1 -> h2 is lost or slower than 20 ms at P50
+#   - the switch does not classify by DSCP (the marked probe must land in level 7, the unmarked in level 0)
+#   - a 2 s TCP flow is outside 50..105% of the link rate (the shaper is off or broken)
+#   - the bench jar exists (built by the CI's `mvn verify`) but a low-load compare.sh run does not produce
+#     results.csv rows for every protocol
+#   - the rack is not completely gone afterwards
+# Uses its own prefix (homa-smoke) so it never touches a developer's rack.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+export NETLAB_PREFIX=homa-smoke
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+LINK_MBPS=100
+
+skip() { echo "netlab smoke: SKIPPED: $*"; exit 0; }
+((EUID == 0)) || skip "not root (the rack needs network namespaces and qdiscs)"
+for tool in ip tc python3; do
+  command -v "$tool" >/dev/null || skip "'$tool' is missing"
+done
+probe_ns="$NETLAB_PREFIX-probe$$"
+ip netns add "$probe_ns" 2>/dev/null || skip "cannot create network namespaces here"
+ip netns del "$probe_ns"
+
+failures=0
+fail() { echo "netlab smoke: FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "netlab smoke: ok: $*"; }
+helpers=()
+cleanup() {
+  stop_helpers "${helpers[@]}"
+  "$here/netlab.sh" down >/dev/null 2>&1
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+level_sent() {   # port level -> packets sent by that priority class of the switch port
+  "$here/netlab.sh" status | awk -v port="$1:" -v level="L$2" '$1 == port {
+    for (i = 2; i < NF; i += 2) if ($i == level) { split($(i + 1), f, "/"); print f[1] } }'
+}
+
+if ! "$here/netlab.sh" up --hosts 2 --link-mbps "$LINK_MBPS"; then
+  fail "netlab.sh up"
+  exit 1
+fi
+"$here/netlab.sh" status >/dev/null || fail "netlab.sh status after up"
+
+on 2 python3 "$here/nettool.py" udp-echo --port 9000 --duration 15 --reflect-tos >/dev/null &
+helpers+=($!)
+wait_listening 2 udp 9000 || fail "udp echo server did not start"
+before7=$(level_sent p2 7)
+marked=$(on 1 python3 "$here/nettool.py" probe --to 198.18.0.2:9000 --tos 0xe0 --count 200 --interval-ms 2 \
+  --timeout-ms 500)
+echo "netlab smoke: marked probe: $marked"
+lost=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$marked")
+p50=$(sed -n 's/.* p50_us=\([0-9]*\).*/\1/p' <<<"$marked")
+if [[ "$lost" == 0 && -n "$p50" ]] && ((p50 < 20000)); then pass "probe RTT p50 ${p50} us, none lost"
+else fail "probe lost $lost or p50 '$p50' us >= 20 ms"; fi
+after7=$(level_sent p2 7)
+((after7 - before7 >= 200)) && pass "switch port p2 level 7 carried the 200 marked probes" \
+  || fail "switch port p2 level 7 counted $((after7 - before7)) of 200 marked probes"
+before0=$(level_sent p2 0)
+on 1 python3 "$here/nettool.py" probe --to 198.18.0.2:9000 --tos 0 --count 100 --interval-ms 2 >/dev/null
+after0=$(level_sent p2 0)
+((after0 - before0 >= 100)) && pass "unmarked probes went to level 0" \
+  || fail "switch port p2 level 0 counted $((after0 - before0)) of 100 unmarked probes"
+
+sink_out=$(mktemp)
+on 2 python3 "$here/nettool.py" tcp-sink --port 9001 --duration 5 >"$sink_out" &
+sink=$!
+wait_listening 2 tcp 9001 || fail "tcp sink did not start"
+on 1 python3 "$here/nettool.py" tcp-blast --to 198.18.0.2:9001 --duration 2 >/dev/null || fail "tcp-blast"
+wait "$sink"
+echo "netlab smoke: single flow: $(cat "$sink_out")"
+mbps=$(sed -n 's/.* mbps=\([0-9.]*\).*/\1/p' "$sink_out")
+rm -f "$sink_out"
+if awk -v m="${mbps:-0}" -v r="$LINK_MBPS" 'BEGIN { exit !(m >= 0.5 * r && m <= 1.05 * r) }'; then
+  pass "TCP flow ${mbps} Mbit/s on a ${LINK_MBPS} Mbit/s link"
+else
+  fail "TCP flow ${mbps:-?} Mbit/s is outside 50..105% of ${LINK_MBPS} Mbit/s"
+fi
+
+jar="$repo/homa-bench/target/homa-bench.jar"
+if [[ -f "$jar" ]] && command -v java >/dev/null; then
+  out=$(mktemp -d)
+  if timeout 240 "$here/compare.sh" --hosts 2 --link-mbps "$LINK_MBPS" --workload w4 --max-message 100000 \
+      --load 0.1 --duration 3 --warmup 1 --out "$out" >"$out/compare.log" 2>&1; then
+    for protocol in homa tcp; do
+      rows=$(awk -F, -v p="$protocol" '$1 == p && $3 > 0' "$out/results.csv" 2>/dev/null | wc -l)
+      ((rows > 0)) && pass "compare.sh: $rows $protocol buckets with results" \
+        || fail "compare.sh: no $protocol rows in results.csv"
+    done
+    [[ -s "$out/rtt.svg" ]] && pass "compare.sh wrote rtt.svg" || fail "compare.sh wrote no rtt.svg"
+  else
+    fail "compare.sh exited non-zero; its log:"
+    tail -20 "$out/compare.log"
+  fi
+  rm -rf "$out"
+else
+  echo "netlab smoke: bench jar not built ($jar): rack checks only"
+fi
+
+stop_helpers "${helpers[@]}"
+helpers=()
+"$here/netlab.sh" down >/dev/null || fail "netlab.sh down"
+left=$(ip netns list | grep -c "^$NETLAB_PREFIX-" || true)
+((left == 0)) && pass "rack removed" || fail "$left namespaces left behind"
+
+if ((failures)); then
+  echo "netlab smoke: $failures check(s) failed"
+  exit 1
+fi
+echo "netlab smoke: all checks passed"

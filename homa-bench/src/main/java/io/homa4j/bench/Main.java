@@ -1,0 +1,19 @@
+package io.homa4j.bench;
+
+import io.homa4j.bench.cli.Cli;
+
+/**
+ * Entry point of {@code homa-bench.jar}: {@code server | client | merge | compare | jmh}; see
+ * {@link io.homa4j.bench.cli.Usage}.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        int code = Cli.run(args, System.out, System.err);
+        System.out.flush();
+        System.err.flush();
+        System.exit(code);
+    }
+}

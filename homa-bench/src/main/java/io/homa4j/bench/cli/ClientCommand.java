@@ -1,0 +1,160 @@
+package io.homa4j.bench.cli;
+
+import io.homa4j.bench.driver.DriverConfig;
+import io.homa4j.bench.driver.LatencyRecorder;
+import io.homa4j.bench.driver.LengthBuckets;
+import io.homa4j.bench.driver.OpenLoopDriver;
+import io.homa4j.bench.driver.RunStats;
+import io.homa4j.bench.report.HistogramsCsv;
+import io.homa4j.bench.report.ResultSet;
+import io.homa4j.bench.report.ResultsCsv;
+import io.homa4j.bench.transport.BenchClient;
+import io.homa4j.bench.transport.Protocol;
+import io.homa4j.bench.transport.TransportOptions;
+import io.homa4j.bench.workload.Workload;
+import io.homa4j.bench.workload.Workloads;
+
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/** {@code client}: one open-loop run against running echo servers; writes results.csv and histograms.csv. */
+final class ClientCommand implements Command {
+    static final int DEFAULT_LINK_MBPS = 10_000;
+    static final int DEFAULT_RTT_US = 20;
+    static final int DEFAULT_MAX_OUTSTANDING = 200;
+    static final int DEFAULT_MAX_MESSAGE = 1_000_000;
+    private static final Set<String> OPTIONS = Set.of("protocol", "servers", "workload", "load-mbps", "duration",
+            "max-message", "out", "bind", "link-mbps", "rtt-us", "max-outstanding", "max-waiting", "seed", "warmup",
+            "drain", "tcp-connections", "progress", "spin-us");
+
+    /** Everything one client run needs, checked. */
+    record Plan(Protocol protocol, List<InetSocketAddress> servers, TransportOptions transport, DriverConfig driver,
+                Path out, String progress) {
+    }
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        Plan plan = plan(Args.parse("client", argv, OPTIONS));
+        RunStats stats = execute(plan, out, err);
+        return stats.completed() > 0 && stats.failed() == 0 ? Cli.OK : Cli.FAILED;
+    }
+
+    static Protocol protocol(Args args) throws UsageException {
+        try {
+            return Protocol.parse(args.required("protocol"));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    static Workload workload(Args args, int maxMessage) throws UsageException {
+        try {
+            return Workloads.parse(args.string("workload", "w4")).truncatedAt(maxMessage);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    static Plan plan(Args args) throws UsageException {
+        Protocol protocol = protocol(args);
+        List<InetSocketAddress> servers = args.endpoints("servers");
+        int maxMessage = args.intValue("max-message", DEFAULT_MAX_MESSAGE, 1, Integer.MAX_VALUE - 8);
+        Workload workload = workload(args, maxMessage);
+        double loadMbps = args.doubleValue("load-mbps", null, 0, 10_000_000);
+        double duration = args.doubleValue("duration", null, 0, 86_400);
+        double warmup = seconds(args, "warmup", 2);
+        double drain = seconds(args, "drain", 10);
+        int maxOutstanding = args.intValue("max-outstanding", DEFAULT_MAX_OUTSTANDING, 1, 1_000_000);
+        int maxWaiting = args.intValue("max-waiting", 100_000, 0, 10_000_000);
+        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
+        int spinUs = args.intValue("spin-us", 50, 0, 10_000);
+        InetAddress bind = args.address("bind", InetAddress.getLoopbackAddress());
+        int linkMbps = args.intValue("link-mbps", DEFAULT_LINK_MBPS, 1, 1_000_000);
+        int rttUs = args.intValue("rtt-us", DEFAULT_RTT_US, 1, 1_000_000);
+        int connections = args.intValue("tcp-connections", TransportOptions.DEFAULT_TCP_CONNECTIONS, 1, 1_024);
+        String progress = args.string("progress", "auto");
+        if (!Set.of("auto", "cr", "lines", "none").contains(progress)) {
+            throw new UsageException("client: --progress must be auto, cr, lines or none: " + progress);
+        }
+        Path out = Path.of(args.required("out"));
+        DriverConfig driver = new DriverConfig(workload, loadMbps, nanos(warmup), nanos(duration), maxOutstanding,
+                maxWaiting, nanos(drain), TimeUnit.MICROSECONDS.toNanos(spinUs), seed);
+        TransportOptions transport = new TransportOptions(bind, 0, linkMbps, rttUs, maxMessage, connections);
+        return new Plan(protocol, servers, transport, driver, out, progress);
+    }
+
+    private static double seconds(Args args, String name, double defaultValue) throws UsageException {
+        if (!args.has(name)) {
+            return defaultValue;
+        }
+        return args.doubleValue(name, null, -1e-9, 86_400);
+    }
+
+    private static long nanos(double seconds) {
+        return (long) (seconds * 1e9);
+    }
+
+    /** Connects, runs, writes DIR/results.csv and DIR/histograms.csv, prints the summary line on {@code out}. */
+    static RunStats execute(Plan plan, PrintStream out, PrintStream err) throws Exception {
+        LatencyRecorder recorder = new LatencyRecorder(LengthBuckets.forWorkload(plan.driver().workload()));
+        RunStats stats;
+        OpenLoopDriver driver;
+        try (BenchClient client = plan.protocol().connect(plan.servers(), plan.transport())) {
+            err.println(client.describe());
+            err.println(String.format(Locale.ROOT, "%s: workload %s (mean %.0f B), offered %.1f Mbit/s"
+                            + " (%.0f requests/s), %d length buckets %s", plan.protocol().id(),
+                    plan.driver().workload(), plan.driver().workload().meanBytes(), plan.driver().loadMbps(),
+                    1e9 / plan.driver().meanGapNanos(), recorder.buckets().count(), recorder.buckets()));
+            driver = new OpenLoopDriver(plan.driver(), client, recorder, progress(plan, err));
+            stats = driver.run(plan.protocol().id());
+        }
+        if (!"none".equals(plan.progress()) && mode(plan).equals("cr")) {
+            err.println();
+        }
+        ResultSet results = new ResultSet().addRecorder(plan.protocol().id(), recorder);
+        ResultsCsv.write(plan.out(), results.rows());
+        HistogramsCsv.write(plan.out(), results.rows());
+        out.println(stats.summaryLine());
+        if (driver.firstFailure() != null) {
+            err.println(plan.protocol().id() + ": first failure: " + driver.firstFailure());
+        }
+        if (recorder.clamped() > 0) {
+            err.println(plan.protocol().id() + ": " + recorder.clamped() + " RTTs above "
+                    + LatencyRecorder.HIGHEST_TRACKABLE_NANOS / 1_000_000_000 + " s recorded as that");
+        }
+        return stats;
+    }
+
+    private static String mode(Plan plan) {
+        if (!"auto".equals(plan.progress())) {
+            return plan.progress();
+        }
+        return System.console() != null ? "cr" : "lines";
+    }
+
+    private static OpenLoopDriver.Progress progress(Plan plan, PrintStream err) {
+        String mode = mode(plan);
+        if (mode.equals("none")) {
+            return null;
+        }
+        String id = plan.protocol().id();
+        long[] lastLine = {0};
+        return (elapsed, total, sent, completed, outstanding) -> {
+            String line = String.format(Locale.ROOT, "[%s] %5.1f / %.1f s  sent %d  completed %d  outstanding %d",
+                    id, elapsed / 1e9, total / 1e9, sent, completed, outstanding);
+            if (mode.equals("cr")) {
+                err.print("\r" + line + "   ");
+                err.flush();
+            } else if (elapsed - lastLine[0] >= 5_000_000_000L || elapsed == total) {
+                lastLine[0] = elapsed;
+                err.println(line);
+            }
+        };
+    }
+}

@@ -1,0 +1,47 @@
+package io.homa4j.bench.cli;
+
+import io.homa4j.bench.transport.BenchServer;
+import io.homa4j.bench.transport.Protocol;
+import io.homa4j.bench.transport.TransportOptions;
+
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code server}: an echo server until SIGTERM or SIGINT, then a clean exit 0. The first stdout line is
+ * {@code homa-bench server: protocol=P listening=HOST:PORT}, which {@code compare} reads to learn an ephemeral port.
+ */
+final class ServerCommand implements Command {
+    static final String READY_PREFIX = "homa-bench server: protocol=";
+    static final int DEFAULT_MAX_MESSAGE = 64 << 20;
+    private static final Set<String> OPTIONS = Set.of("protocol", "port", "bind", "link-mbps", "rtt-us",
+            "max-message", "tcp-connections");
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        Args args = Args.parse("server", argv, OPTIONS);
+        Protocol protocol = ClientCommand.protocol(args);
+        int port = args.intValue("port", null, 0, 65_535);
+        InetAddress bind = args.address("bind", InetAddress.getLoopbackAddress());
+        int linkMbps = args.intValue("link-mbps", ClientCommand.DEFAULT_LINK_MBPS, 1, 1_000_000);
+        int rttUs = args.intValue("rtt-us", ClientCommand.DEFAULT_RTT_US, 1, 1_000_000);
+        int maxMessage = args.intValue("max-message", DEFAULT_MAX_MESSAGE, 1, Integer.MAX_VALUE - 8);
+        TransportOptions options = new TransportOptions(bind, port, linkMbps, rttUs, maxMessage,
+                TransportOptions.DEFAULT_TCP_CONNECTIONS);
+
+        CountDownLatch stop = new CountDownLatch(1);
+        Signals.onTerminate(stop::countDown);
+        try (BenchServer server = protocol.startServer(options)) {
+            out.println(READY_PREFIX + protocol.id() + " listening=" + server.localAddress().getAddress()
+                    .getHostAddress() + ":" + server.localAddress().getPort());
+            out.flush();
+            err.println(server.describe());
+            stop.await();
+        }
+        err.println("homa-bench server: stopped");
+        return Cli.OK;
+    }
+}

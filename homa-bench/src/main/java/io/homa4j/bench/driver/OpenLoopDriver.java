@@ -1,0 +1,196 @@
+package io.homa4j.bench.driver;
+
+import io.homa4j.bench.transport.BenchClient;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.HdrHistogram.Histogram;
+
+import java.util.ArrayDeque;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Open-loop load: requests arrive as a Poisson process at the offered load regardless of how fast responses come
+ * back, and every RTT is measured from the request's <em>intended</em> send time, so a slow transport cannot hide
+ * its queueing by slowing the generator (no coordinated omission).
+ *
+ * <p>At most {@code maxOutstanding} calls are in flight. An arrival that finds the cap reached waits in a FIFO (the
+ * wait is part of its RTT and it is counted as waited); when {@code maxWaiting} are already waiting it is skipped and
+ * counted. One driver thread generates, sends and waits; completions arrive on the transport's threads.
+ *
+ * <p>Request payloads are slices of one shared buffer (contents are irrelevant to either transport), so the driver
+ * allocates nothing per request but the call's future.
+ */
+public final class OpenLoopDriver {
+    /** Called about once a second from the driver thread. */
+    public interface Progress {
+        void update(long elapsedNanos, long totalNanos, long sent, long completed, int outstanding);
+    }
+
+    private final DriverConfig config;
+    private final BenchClient client;
+    private final LatencyRecorder recorder;
+    private final Progress progress;
+
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder recorded = new LongAdder();
+    private final LongAdder completedBytes = new LongAdder();
+    private volatile Thread waitingDriver;
+    private volatile Throwable firstFailure;
+
+    public OpenLoopDriver(DriverConfig config, BenchClient client, LatencyRecorder recorder, Progress progress) {
+        this.config = config;
+        this.client = client;
+        this.recorder = recorder;
+        this.progress = progress;
+    }
+
+    private record Arrival(long intendedNanos, int length, int server, boolean record) {
+    }
+
+    /** Runs warm-up, measurement and drain on the calling thread; returns the counts. */
+    public RunStats run(String protocol) {
+        SplittableRandom random = new SplittableRandom(config.seed());
+        ByteBuf payload = Unpooled.directBuffer(config.workload().maxMessage() == Integer.MAX_VALUE
+                ? 1 : config.workload().maxMessage());
+        payload.writerIndex(payload.capacity());
+        for (int i = 0; i < payload.capacity(); i += 64) {
+            payload.setByte(i, i >>> 6);
+        }
+        Histogram sendLag = new Histogram(1, TimeUnit.SECONDS.toNanos(60), 2);
+        ArrayDeque<Arrival> waiting = new ArrayDeque<>();
+        long arrivals = 0;
+        long sent = 0;
+        long waited = 0;
+        long skipped = 0;
+        double meanGap = config.meanGapNanos();
+        long start = System.nanoTime();
+        long measureFrom = start + config.warmupNanos();
+        long end = measureFrom + config.durationNanos();
+        long total = end - start;
+        long nextArrival = start + (long) exponential(random, meanGap);
+        long nextProgress = start + TimeUnit.SECONDS.toNanos(1);
+        try {
+            while (true) {
+                long now = System.nanoTime();
+                while (nextArrival <= now && nextArrival < end) {
+                    arrivals++;
+                    Arrival a = new Arrival(nextArrival, config.workload().sample(random),
+                            client.servers() == 1 ? 0 : random.nextInt(client.servers()),
+                            nextArrival >= measureFrom);
+                    nextArrival += Math.max(1, (long) exponential(random, meanGap));
+                    if (outstanding.get() >= config.maxOutstanding() || !waiting.isEmpty()) {
+                        if (waiting.size() >= config.maxWaiting()) {
+                            skipped++;
+                            continue;
+                        }
+                        waited++;
+                        waiting.add(a);
+                    } else {
+                        send(a, payload, sendLag, now);
+                        sent++;
+                    }
+                }
+                while (!waiting.isEmpty() && outstanding.get() < config.maxOutstanding()) {
+                    send(waiting.poll(), payload, sendLag, System.nanoTime());
+                    sent++;
+                }
+                if (now >= nextProgress && progress != null) {
+                    progress.update(Math.min(now - start, total), total, sent, completed.sum(), outstanding.get());
+                    nextProgress += TimeUnit.SECONDS.toNanos(1);
+                }
+                if (nextArrival >= end && waiting.isEmpty()) {
+                    break;
+                }
+                pause(waiting.isEmpty() ? nextArrival : Math.min(nextArrival, now + 1_000_000), !waiting.isEmpty());
+            }
+            long drainUntil = System.nanoTime() + config.drainNanos();
+            while (outstanding.get() > 0 && System.nanoTime() < drainUntil) {
+                waitingDriver = Thread.currentThread();
+                if (outstanding.get() > 0) {
+                    LockSupport.parkNanos(this, 1_000_000);
+                }
+                waitingDriver = null;
+            }
+        } finally {
+            payload.release();
+        }
+        if (progress != null) {
+            progress.update(total, total, sent, completed.sum(), outstanding.get());
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return new RunStats(protocol, arrivals, sent, completed.sum(), failed.sum(), waited, skipped,
+                outstanding.get(), recorded.sum(), sendLag.getValueAtPercentile(50) / 1e3,
+                sendLag.getValueAtPercentile(99) / 1e3, config.loadMbps(),
+                completedBytes.sum() * 8 / seconds / 1e6);
+    }
+
+    /** The first failure a call completed with, or null: for the summary when calls fail. */
+    public Throwable firstFailure() {
+        return firstFailure;
+    }
+
+    private void send(Arrival a, ByteBuf payload, Histogram sendLag, long now) {
+        outstanding.incrementAndGet();
+        if (a.record) {
+            sendLag.recordValue(Math.min(Math.max(0, now - a.intendedNanos), TimeUnit.SECONDS.toNanos(60)));
+        }
+        client.call(a.server, payload.retainedSlice(0, a.length)).whenComplete((length, error) -> {
+            long rtt = System.nanoTime() - a.intendedNanos;
+            if (error != null || length == null || length != a.length) {
+                failed.increment();
+                if (firstFailure == null) {
+                    firstFailure = error != null ? error
+                            : new IllegalStateException("response of " + length + " B to a " + a.length + " B request");
+                }
+            } else {
+                completed.increment();
+                completedBytes.add(a.length);
+                if (a.record) {
+                    recorder.record(a.length, rtt);
+                    recorded.increment();
+                }
+            }
+            outstanding.decrementAndGet();
+            Thread driver = waitingDriver;
+            if (driver != null) {
+                LockSupport.unpark(driver);
+            }
+        });
+    }
+
+    /**
+     * Parks until shortly before {@code deadline}, then spins, so that sends start close to their time. With
+     * {@code wakeOnCompletion} (arrivals wait for the cap) a completing call unparks the driver early.
+     */
+    private void pause(long deadline, boolean wakeOnCompletion) {
+        if (wakeOnCompletion) {
+            waitingDriver = Thread.currentThread();
+            if (outstanding.get() < config.maxOutstanding()) {
+                waitingDriver = null;
+                return; // a slot freed before we registered
+            }
+        }
+        try {
+            long remaining = deadline - System.nanoTime();
+            if (remaining > config.spinNanos()) {
+                LockSupport.parkNanos(this, remaining - config.spinNanos());
+                return; // re-evaluate: a completion may have freed a slot
+            }
+            while (System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+        } finally {
+            waitingDriver = null;
+        }
+    }
+
+    private static double exponential(SplittableRandom random, double mean) {
+        return -Math.log(1.0 - random.nextDouble()) * mean;
+    }
+}

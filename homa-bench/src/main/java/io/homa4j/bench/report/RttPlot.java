@@ -1,0 +1,193 @@
+package io.homa4j.bench.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The talk's plot as a self-contained SVG: RTT on a log axis (microseconds) against message length, where each
+ * length bucket takes horizontal room in proportion to its share of the messages (so the x axis is the cumulative
+ * fraction of messages, labelled with the bucket bounds). P50 (solid) and P99 (dashed) per protocol.
+ */
+public final class RttPlot {
+    private static final int WIDTH = 900;
+    private static final int HEIGHT = 560;
+    private static final int LEFT = 90;
+    private static final int RIGHT = 30;
+    private static final int TOP = 50;
+    private static final int BOTTOM = 95;
+    private static final String[] COLORS = {"#1f5fbf", "#d62728", "#2ca02c", "#9467bd"};
+
+    private RttPlot() {
+    }
+
+    public static String render(ResultSet results, String title) {
+        List<Integer> bounds = results.bucketBounds();
+        double[] left = new double[bounds.size()];
+        double[] right = new double[bounds.size()];
+        long total = 0;
+        for (int b : bounds) {
+            total += results.totalCount(b);
+        }
+        double cumulative = 0;
+        for (int i = 0; i < bounds.size(); i++) {
+            left[i] = cumulative;
+            double share = total == 0 ? 1.0 / bounds.size() : (double) results.totalCount(bounds.get(i)) / total;
+            cumulative += share;
+            right[i] = cumulative;
+        }
+        double minUs = Double.POSITIVE_INFINITY;
+        double maxUs = 0;
+        for (BucketLatencies row : results.rows()) {
+            if (row.count() > 0) {
+                minUs = Math.min(minUs, row.percentileMicros(50));
+                maxUs = Math.max(maxUs, row.percentileMicros(99));
+            }
+        }
+        int lowDecade = Double.isInfinite(minUs) ? 1 : Math.min(1, (int) Math.floor(Math.log10(minUs)));
+        int highDecade = maxUs == 0 ? 4 : Math.max(4, (int) Math.ceil(Math.log10(maxUs)));
+        if (highDecade <= lowDecade) {
+            highDecade = lowDecade + 1;
+        }
+        Frame frame = new Frame(lowDecade, highDecade);
+
+        StringBuilder svg = new StringBuilder();
+        svg.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                + " viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"13\">%n",
+                WIDTH, HEIGHT, WIDTH, HEIGHT));
+        svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>%n",
+                WIDTH, HEIGHT));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">%s"
+                + "</text>%n", WIDTH / 2, escape(title)));
+        // y grid: decades labelled, 2x and 5x as light lines
+        for (int d = lowDecade; d <= highDecade; d++) {
+            double y = frame.y(Math.pow(10, d));
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#bbb\""
+                    + " stroke-width=\"1\"/>%n", LEFT, y, WIDTH - RIGHT, y));
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
+                    LEFT - 8, y + 4, escape(decadeLabel(d))));
+            if (d < highDecade) {
+                for (int m : new int[] {2, 5}) {
+                    double ym = frame.y(m * Math.pow(10, d));
+                    svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\""
+                            + " stroke=\"#e6e6e6\" stroke-width=\"1\"/>%n", LEFT, ym, WIDTH - RIGHT, ym));
+                }
+            }
+        }
+        // x ticks at bucket bounds, skipping labels that would overlap the previous one
+        double lastLabelX = -1e9;
+        for (int i = 0; i < bounds.size(); i++) {
+            double x = frame.x(right[i]);
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>%n",
+                    x, HEIGHT - BOTTOM, x, HEIGHT - BOTTOM + 6));
+            if (x - lastLabelX >= 34) {
+                svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                        x, HEIGHT - BOTTOM + 22, escape(lengthLabel(bounds.get(i)))));
+                lastLabelX = x;
+            }
+        }
+        svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
+                + " stroke=\"#333\"/>%n", LEFT, TOP, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                (LEFT + WIDTH - RIGHT) / 2, HEIGHT - BOTTOM + 48,
+                escape("Message length (bytes, bucket upper bounds), placed by cumulative fraction of messages")));
+        svg.append(String.format(Locale.ROOT, "<text x=\"22\" y=\"%d\" text-anchor=\"middle\""
+                + " transform=\"rotate(-90 22 %d)\">%s</text>%n", (TOP + HEIGHT - BOTTOM) / 2,
+                (TOP + HEIGHT - BOTTOM) / 2, escape("Round-trip time (\u00b5s, log scale)")));
+
+        List<String> legend = new ArrayList<>();
+        List<String> protocols = results.protocols();
+        for (int p = 0; p < protocols.size(); p++) {
+            String protocol = protocols.get(p);
+            String color = COLORS[p % COLORS.length];
+            for (double percentile : new double[] {50, 99}) {
+                boolean median = percentile == 50;
+                StringBuilder points = new StringBuilder();
+                StringBuilder markers = new StringBuilder();
+                for (int i = 0; i < bounds.size(); i++) {
+                    Optional<BucketLatencies> b = results.get(protocol, bounds.get(i));
+                    if (b.isEmpty() || b.get().count() == 0) {
+                        continue;
+                    }
+                    double x = frame.x((left[i] + right[i]) / 2);
+                    double y = frame.y(b.get().percentileMicros(percentile));
+                    points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+                    markers.append(median
+                            ? String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>%n",
+                                    x, y, color)
+                            : String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\""
+                                    + " fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"/>%n", x - 3.5, y - 3.5, color));
+                }
+                if (points.length() == 0) {
+                    continue;
+                }
+                svg.append(String.format(Locale.ROOT, "<polyline class=\"series\" data-protocol=\"%s\""
+                                + " data-percentile=\"%s\" points=\"%s\" fill=\"none\" stroke=\"%s\""
+                                + " stroke-width=\"2\"%s/>%n", escape(protocol), median ? "p50" : "p99",
+                        points.toString().trim(), color, median ? "" : " stroke-dasharray=\"7,4\""));
+                svg.append(markers);
+                legend.add(protocol + (median ? " P50" : " P99") + "|" + color + "|" + (median ? "" : "7,4"));
+            }
+        }
+        int lx = LEFT + 14;
+        int ly = TOP + 12;
+        svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"130\" height=\"%d\" fill=\"white\""
+                + " fill-opacity=\"0.9\" stroke=\"#999\"/>%n", lx - 6, ly - 4, 20 * legend.size() + 8));
+        for (int i = 0; i < legend.size(); i++) {
+            String[] parts = legend.get(i).split("\\|", -1);
+            int y = ly + 10 + 20 * i;
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\""
+                    + " stroke-width=\"2\"%s/>%n", lx, y, lx + 36, y, parts[1],
+                    parts[2].isEmpty() ? "" : " stroke-dasharray=\"" + parts[2] + "\""));
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", lx + 44, y + 4,
+                    escape(parts[0])));
+        }
+        svg.append("</svg>\n");
+        return svg.toString();
+    }
+
+    static String lengthLabel(int bytes) {
+        if (bytes >= 1_000_000 && bytes % 100_000 == 0) {
+            return trim(bytes / 1e6) + "M";
+        }
+        if (bytes >= 10_000) {
+            return trim(Math.round(bytes / 100.0) / 10.0) + "K";
+        }
+        return Integer.toString(bytes);
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String decadeLabel(int decade) {
+        return decade >= 0 ? String.format(Locale.ROOT, "%,d", (long) Math.pow(10, decade))
+                : String.format(Locale.ROOT, "%s", Math.pow(10, decade));
+    }
+
+    static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    /** Maps cumulative fraction and RTT to the plot area. */
+    private static final class Frame {
+        private final double lowLog;
+        private final double highLog;
+
+        Frame(int lowDecade, int highDecade) {
+            this.lowLog = lowDecade;
+            this.highLog = highDecade;
+        }
+
+        double x(double fraction) {
+            return LEFT + fraction * (WIDTH - LEFT - RIGHT);
+        }
+
+        double y(double micros) {
+            double t = (Math.log10(Math.max(micros, 1e-3)) - lowLog) / (highLog - lowLog);
+            return HEIGHT - BOTTOM - t * (HEIGHT - TOP - BOTTOM);
+        }
+    }
+}

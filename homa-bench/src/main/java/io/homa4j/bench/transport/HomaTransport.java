@@ -1,0 +1,93 @@
+package io.homa4j.bench.transport;
+
+import io.homa4j.HomaEndpoint;
+import io.homa4j.TransportType;
+import io.homa4j.core.HomaConfig;
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The Homa side of the comparison: {@link HomaEndpoint}s (one event-loop thread each) configured for the bench's
+ * link rate, RTT and maximum message length. The server echoes every request.
+ */
+public final class HomaTransport {
+    private HomaTransport() {
+    }
+
+    static HomaConfig config(TransportOptions options) {
+        return HomaConfig.builder()
+                .linkMbps(options.linkMbps())
+                .rttMicros(options.rttMicros())
+                .maxMessageBytes(Math.max(options.maxMessage(), 1))
+                .build();
+    }
+
+    public static BenchServer startServer(TransportOptions options) {
+        HomaConfig config = config(options);
+        HomaEndpoint endpoint = HomaEndpoint.builder()
+                .bindAddress(options.bindAddress())
+                .port(options.port())
+                .config(config)
+                .transport(TransportType.AUTO)
+                .build();
+        endpoint.serve((ctx, request) -> ctx.reply(request.retain()));
+        return new BenchServer() {
+            @Override
+            public InetSocketAddress localAddress() {
+                return endpoint.localAddress();
+            }
+
+            @Override
+            public String describe() {
+                return "homa echo server on " + endpoint.localAddress() + " (" + config + ")";
+            }
+
+            @Override
+            public void close() {
+                endpoint.close();
+            }
+        };
+    }
+
+    public static BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("no servers");
+        }
+        HomaConfig config = config(options);
+        HomaEndpoint endpoint = HomaEndpoint.builder()
+                .bindAddress(options.bindAddress())
+                .port(0)
+                .config(config)
+                .transport(TransportType.AUTO)
+                .build();
+        InetSocketAddress[] targets = servers.toArray(new InetSocketAddress[0]);
+        return new BenchClient() {
+            @Override
+            public CompletableFuture<Integer> call(int server, ByteBuf request) {
+                return endpoint.call(targets[server], request).thenApply(response -> {
+                    int length = response.readableBytes();
+                    response.release();
+                    return length;
+                });
+            }
+
+            @Override
+            public int servers() {
+                return targets.length;
+            }
+
+            @Override
+            public String describe() {
+                return "homa client on " + endpoint.localAddress() + " (" + config + ")";
+            }
+
+            @Override
+            public void close() {
+                endpoint.close();
+            }
+        };
+    }
+}

@@ -1,0 +1,27 @@
+package io.homa4j.bench.transport;
+
+import java.net.InetAddress;
+
+/**
+ * Settings shared by both transports so that a comparison changes only the protocol.
+ *
+ * @param bindAddress    local address to bind (servers: where to listen; clients: source address)
+ * @param port           server port, 0 for an ephemeral one (ignored by clients)
+ * @param linkMbps       link rate the Homa engine paces and sizes its budgets for
+ * @param rttMicros      unloaded round-trip time the Homa engine sizes its budgets for
+ * @param maxMessage     longest request or response, bytes
+ * @param tcpConnections TCP connections the client opens to every server
+ */
+public record TransportOptions(InetAddress bindAddress, int port, int linkMbps, int rttMicros, int maxMessage,
+                               int tcpConnections) {
+    public static final int DEFAULT_TCP_CONNECTIONS = 8;
+
+    public static TransportOptions loopback(int linkMbps, int maxMessage) {
+        return new TransportOptions(InetAddress.getLoopbackAddress(), 0, linkMbps, 20, maxMessage,
+                DEFAULT_TCP_CONNECTIONS);
+    }
+
+    public TransportOptions withPort(int newPort) {
+        return new TransportOptions(bindAddress, newPort, linkMbps, rttMicros, maxMessage, tcpConnections);
+    }
+}

@@ -1,0 +1,40 @@
+package io.homa4j.transport;
+
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.PacketSink;
+import io.homa4j.core.RpcListener;
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetSocketAddress;
+
+/**
+ * The protocol engine as the transport drives it: the methods of {@link io.homa4j.core.HomaEngine}, behind an
+ * interface so the transport and the API layer can be tested against a scripted engine. Internal; not API.
+ *
+ * <p>Threading and ownership rules are those of {@code HomaEngine}: one thread, every buffer passed in is owned
+ * by the engine.
+ */
+public interface ProtocolEngine {
+
+    long call(InetSocketAddress server, ByteBuf request, long deadlineNanos, long nowNanos);
+
+    boolean reply(long serverHandle, ByteBuf response, long nowNanos);
+
+    boolean replyError(long serverHandle, String message, long nowNanos);
+
+    void abort(long rpcId, long nowNanos);
+
+    void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos);
+
+    void poll(long nowNanos);
+
+    long nextWakeNanos();
+
+    void close(long nowNanos);
+
+    /** Creates the engine of one endpoint. */
+    @FunctionalInterface
+    interface Factory {
+        ProtocolEngine create(HomaConfig config, PacketSink sink, RpcListener listener, long nowNanos);
+    }
+}

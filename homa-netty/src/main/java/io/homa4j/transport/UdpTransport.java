@@ -1,0 +1,264 @@
+package io.homa4j.transport;
+
+import io.homa4j.HomaException;
+import io.homa4j.TransportType;
+import io.homa4j.core.ErrorCode;
+import io.homa4j.core.HomaConfig;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.SegmentedDatagramPacket;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.channel.socket.nio.NioChannelOption;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.DatagramChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The UDP sockets of one endpoint, all on one event loop and bound to one address and port.
+ *
+ * <p>With epoll: one socket per priority level, every one with SO_REUSEPORT (so they, and the sockets of other
+ * endpoints that ask for the same port, share it) and IP_TOS = {@code HomaConfig.dscpForLevel(level) << 2};
+ * reads use recvmmsg, batches of {@link #RECV_BATCH} datagrams per syscall. UDP_GRO stays off: on Netty 4.2.18
+ * combining it with recvmmsg mis-splits datagrams, and recvmmsg alone already amortises the syscalls.
+ *
+ * <p>With NIO: the same layout when the JDK supports SO_REUSEPORT on this OS; otherwise one socket carrying
+ * every level, marked with the highest level's TOS (NIO cannot mark per packet).
+ *
+ * <p>Threading: {@link #bind} blocks the caller until bound and must not run on the event loop;
+ * {@link #close} may run anywhere.
+ */
+public final class UdpTransport {
+    private static final Logger LOG = LoggerFactory.getLogger(UdpTransport.class);
+    private static final AtomicBoolean CHOICE_LOGGED = new AtomicBoolean();
+
+    /** Datagrams read per recvmmsg call. */
+    public static final int RECV_BATCH = 32;
+
+    /** The transports there are. */
+    public enum Kind { EPOLL, NIO }
+
+    private final Kind kind;
+    private final Channel[] channelByLevel;
+    private final Channel[] sockets;
+    private final InetSocketAddress localAddress;
+    private final boolean perLevelTos;
+
+    private UdpTransport(Kind kind, Channel[] channelByLevel, Channel[] sockets, InetSocketAddress localAddress,
+                         boolean perLevelTos) {
+        this.kind = kind;
+        this.channelByLevel = channelByLevel;
+        this.sockets = sockets;
+        this.localAddress = localAddress;
+        this.perLevelTos = perLevelTos;
+    }
+
+    /**
+     * Resolves AUTO and checks an explicit choice. The first resolution in this JVM is logged with its reason.
+     *
+     * @throws HomaException UNAVAILABLE when EPOLL is asked for and cannot load
+     */
+    public static Kind resolve(TransportType requested) {
+        boolean epoll = Epoll.isAvailable();
+        Kind kind;
+        String reason;
+        switch (requested) {
+            case EPOLL -> {
+                if (!epoll) {
+                    throw new HomaException(ErrorCode.UNAVAILABLE, "epoll transport requested but unavailable: "
+                            + Epoll.unavailabilityCause(), true, Epoll.unavailabilityCause());
+                }
+                kind = Kind.EPOLL;
+                reason = "requested explicitly";
+            }
+            case NIO -> {
+                kind = Kind.NIO;
+                reason = "requested explicitly";
+            }
+            default -> {
+                kind = epoll ? Kind.EPOLL : Kind.NIO;
+                reason = epoll ? "native epoll library loaded"
+                        : "native epoll unavailable (" + Epoll.unavailabilityCause() + ")";
+            }
+        }
+        if (CHOICE_LOGGED.compareAndSet(false, true)) {
+            LOG.info("Homa4J transport: {} ({}); UDP GSO {}", kind, reason,
+                    kind == Kind.EPOLL && SegmentedDatagramPacket.isSupported() ? "supported" : "unavailable");
+        }
+        return kind;
+    }
+
+    /** The I/O handler a dedicated event loop of this kind needs. */
+    public static IoHandlerFactory ioHandlerFactory(Kind kind) {
+        return kind == Kind.EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    }
+
+    /**
+     * The kind a supplied event loop can carry: EPOLL for an epoll loop (when {@code requested} allows it), NIO
+     * for an NIO loop.
+     *
+     * @throws IllegalArgumentException when the loop cannot carry the requested transport
+     */
+    public static Kind kindOf(EventLoop loop, TransportType requested) {
+        if (!(loop instanceof IoEventLoop ioLoop)) {
+            throw new IllegalArgumentException("the event loop group must be a MultiThreadIoEventLoopGroup: " + loop);
+        }
+        boolean isEpoll = Epoll.isAvailable() && ioLoop.isIoType(EpollIoHandler.class);
+        boolean isNio = ioLoop.isIoType(NioIoHandler.class);
+        if (requested == TransportType.EPOLL && !isEpoll) {
+            throw new IllegalArgumentException("transport EPOLL needs an epoll event loop group (EpollIoHandler)");
+        }
+        if (requested == TransportType.NIO && !isNio) {
+            throw new IllegalArgumentException("transport NIO needs an NIO event loop group (NioIoHandler)");
+        }
+        if (!isEpoll && !isNio) {
+            throw new IllegalArgumentException("the event loop group has neither an epoll nor an NIO I/O handler");
+        }
+        Kind kind = isEpoll ? Kind.EPOLL : Kind.NIO;
+        if (CHOICE_LOGGED.compareAndSet(false, true)) {
+            LOG.info("Homa4J transport: {} (from the supplied event loop group)", kind);
+        }
+        return kind;
+    }
+
+    /**
+     * Binds the sockets.
+     *
+     * @param port              0 for an ephemeral port (every level then shares the one the first socket got)
+     * @param socketBufferBytes SO_RCVBUF and SO_SNDBUF of each socket (the kernel caps them at rmem_max/wmem_max)
+     * @throws HomaException UNAVAILABLE when binding fails
+     */
+    public static UdpTransport bind(Kind kind, EventLoop loop, InetAddress address, int port, HomaConfig config,
+                                    int socketBufferBytes, ChannelHandler inbound) {
+        boolean reusePort = kind == Kind.EPOLL || nioSupportsReusePort();
+        int levels = config.priorityLevels();
+        int socketCount = reusePort ? levels : 1;
+        Channel[] sockets = new Channel[socketCount];
+        int boundPort = port;
+        try {
+            for (int i = 0; i < socketCount; i++) {
+                int level = reusePort ? i : levels - 1;
+                Bootstrap bootstrap = bootstrap(kind, loop, address, config, socketBufferBytes, reusePort, level,
+                        inbound);
+                Channel channel = bootstrap.bind(address, boundPort).syncUninterruptibly().channel();
+                sockets[i] = channel;
+                boundPort = ((InetSocketAddress) channel.localAddress()).getPort();
+            }
+        } catch (Exception e) { // syncUninterruptibly rethrows the bind's IOException unchecked
+            closeAll(sockets);
+            throw new HomaException(ErrorCode.UNAVAILABLE, "cannot bind UDP " + address.getHostAddress() + ":"
+                    + port + " (" + kind + "): " + e, true, e);
+        }
+        Channel[] byLevel = new Channel[levels];
+        for (int level = 0; level < levels; level++) {
+            byLevel[level] = sockets[reusePort ? level : 0];
+        }
+        if (!reusePort) {
+            LOG.warn("NIO without SO_REUSEPORT: one socket for all {} priority levels, TOS fixed at level {}",
+                    levels, levels - 1);
+        }
+        InetSocketAddress local = (InetSocketAddress) sockets[0].localAddress();
+        return new UdpTransport(kind, byLevel, sockets, local, reusePort);
+    }
+
+    private static Bootstrap bootstrap(Kind kind, EventLoop loop, InetAddress address, HomaConfig config,
+                                       int socketBufferBytes, boolean reusePort, int level, ChannelHandler inbound) {
+        SocketProtocolFamily family = address instanceof Inet6Address
+                ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
+        // One byte more than the largest valid packet, so a longer (truncated) datagram is recognisable.
+        int slot = config.maxUdpPayload() + 1;
+        int tos = config.dscpForLevel(level) << 2;
+        Bootstrap b = new Bootstrap().group(loop).handler(inbound)
+                .option(ChannelOption.SO_RCVBUF, socketBufferBytes)
+                .option(ChannelOption.SO_SNDBUF, socketBufferBytes)
+                .option(ChannelOption.IP_TOS, tos);
+        if (kind == Kind.EPOLL) {
+            ChannelFactory<Channel> factory = () -> new EpollDatagramChannel(family);
+            b.channelFactory(factory)
+                    .option(EpollChannelOption.SO_REUSEPORT, true)
+                    .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot * RECV_BATCH));
+        } else {
+            ChannelFactory<Channel> factory = () -> new NioDatagramChannel(family);
+            b.channelFactory(factory)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot));
+            if (reusePort) {
+                b.option(NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT), true);
+            }
+        }
+        return b;
+    }
+
+    private static boolean nioSupportsReusePort() {
+        try (DatagramChannel probe = DatagramChannel.open()) {
+            return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT);
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    private static void closeAll(Channel[] sockets) {
+        for (Channel c : sockets) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The address every socket is bound to. */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /** The socket of each priority level (entries repeat when levels share a socket). */
+    public Channel[] channelByLevel() {
+        return channelByLevel.clone();
+    }
+
+    /** True when every level has its own socket and TOS byte. */
+    public boolean perLevelTos() {
+        return perLevelTos;
+    }
+
+    /** The GSO message factory for a sink, or null when this transport cannot do UDP GSO. */
+    public DatagramSink.GsoPacketFactory gsoFactory() {
+        if (kind == Kind.EPOLL && SegmentedDatagramPacket.isSupported()) {
+            return SegmentedDatagramPacket::new;
+        }
+        return null;
+    }
+
+    /** Closes every socket; returns when they are closed unless called on their event loop. */
+    public void close() {
+        for (Channel c : sockets) {
+            if (c.eventLoop().inEventLoop()) {
+                c.close();
+            } else {
+                c.close().syncUninterruptibly();
+            }
+        }
+    }
+}

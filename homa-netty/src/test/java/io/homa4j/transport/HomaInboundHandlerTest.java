@@ -1,0 +1,252 @@
+package io.homa4j.transport;
+
+import io.homa4j.core.HomaConfig;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * The inbound handler and the engine driver on an embedded channel, with a recording engine and a manual clock:
+ * datagrams reach the engine, bad ones are dropped and counted, the clock is read once per turn, the sink is
+ * flushed at the end of the turn and poll runs at the engine's next wake time.
+ */
+class HomaInboundHandlerTest {
+    private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 5000);
+    private static final InetSocketAddress LOCAL = new InetSocketAddress(InetAddress.getLoopbackAddress(), 5001);
+    private static final int MAX_PAYLOAD = HomaConfig.defaults().maxUdpPayload();
+
+    private long clockNanos = 1_000_000;
+    private int clockReads;
+    private final TransportCounters counters = new TransportCounters();
+    private final RecordingEngine engine = new RecordingEngine();
+    private EmbeddedChannel channel;
+    private EngineDriver driver;
+    private DatagramSink sink;
+
+    @BeforeEach
+    void setUp() {
+        channel = new EmbeddedChannel();
+        driver = new EngineDriver(channel.eventLoop(), () -> {
+            clockReads++;
+            return clockNanos;
+        });
+        channel.pipeline().addLast(new HomaInboundHandler(driver, PacketFilter.NONE, counters, MAX_PAYLOAD));
+        sink = new DatagramSink(new Channel[] {channel}, PacketFilter.NONE, counters, null);
+        engine.sink = sink;
+        driver.attach(engine, sink);
+    }
+
+    @AfterEach
+    void tearDown() {
+        engine.releaseAll();
+        for (Object o; (o = channel.readOutbound()) != null; ) {
+            ReferenceCountUtil.release(o);
+        }
+        channel.finishAndReleaseAll();
+    }
+
+    private static DatagramPacket datagram(int length) {
+        ByteBuf b = Unpooled.directBuffer(length);
+        b.writeZero(length);
+        return new DatagramPacket(b, LOCAL, PEER);
+    }
+
+    @Test
+    void datagramsReachTheEngineWithSenderAndOneClockReadPerTurn() {
+        channel.writeInbound(datagram(100), datagram(MAX_PAYLOAD));
+        assertEquals(2, engine.packets.size());
+        assertEquals(PEER, engine.from.get(0));
+        assertEquals(100, engine.packets.get(0).readableBytes());
+        assertEquals(MAX_PAYLOAD, engine.packets.get(1).readableBytes());
+        assertEquals(List.of(1_000_000L, 1_000_000L), engine.times);
+        channel.runPendingTasks(); // end of turn
+        assertEquals(1, clockReads, "the clock is read once per loop turn");
+        clockNanos += 5;
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks();
+        assertEquals(1_000_005L, engine.times.get(2));
+        assertEquals(2, clockReads);
+        assertEquals(3, counters.snapshot().datagramsReceived());
+    }
+
+    @Test
+    void oversizedDatagramsAreDroppedAndCounted() {
+        DatagramPacket tooLong = datagram(MAX_PAYLOAD + 1);
+        ByteBuf content = tooLong.content();
+        channel.writeInbound(tooLong);
+        assertEquals(0, engine.packets.size());
+        assertEquals(0, content.refCnt());
+        assertEquals(1, counters.snapshot().oversizedDropped());
+    }
+
+    @Test
+    void filteredAndForeignMessagesAreReleased() {
+        EmbeddedChannel filtered = new EmbeddedChannel(new HomaInboundHandler(driver, new LossyPacketFilter(1, 0, 1),
+                counters, MAX_PAYLOAD));
+        DatagramPacket p = datagram(50);
+        filtered.writeInbound(p);
+        assertEquals(0, p.refCnt());
+        assertEquals(1, counters.snapshot().filteredInbound());
+        ByteBuf notADatagram = Unpooled.buffer(4).writeInt(7);
+        filtered.writeInbound(notADatagram);
+        assertEquals(0, notADatagram.refCnt());
+        assertEquals(0, engine.packets.size());
+        filtered.finishAndReleaseAll();
+    }
+
+    @Test
+    void packetsBeforeAttachOrAfterCloseAreReleasedUnread() {
+        EngineDriver detached = new EngineDriver(channel.eventLoop(), () -> clockNanos);
+        ByteBuf early = Unpooled.buffer(8).writeLong(1);
+        detached.onPacket(PEER, early);
+        assertEquals(0, early.refCnt());
+        driver.close();
+        ByteBuf late = Unpooled.buffer(8).writeLong(1);
+        driver.onPacket(PEER, late);
+        assertEquals(0, late.refCnt());
+        assertEquals(0, engine.packets.size());
+    }
+
+    @Test
+    void sinkIsFlushedAtTheEndOfTheTurn() {
+        // A GSO-capable sink only queues in send(); EmbeddedChannel.write would run the end-of-turn task early.
+        sink = new DatagramSink(new Channel[] {channel}, PacketFilter.NONE, counters,
+                io.netty.channel.unix.SegmentedDatagramPacket::new);
+        engine.sink = sink;
+        driver.attach(engine, sink);
+        engine.echo = true;
+        channel.pipeline().fireChannelRead(datagram(30)); // unlike writeInbound, runs no pending tasks
+        assertNull(channel.readOutbound(), "not flushed before the end of the turn");
+        channel.runPendingTasks();
+        DatagramPacket out = channel.readOutbound();
+        assertNotNull(out);
+        assertEquals(PEER, out.recipient());
+        out.release();
+    }
+
+    @Test
+    void pollRunsAtTheEnginesNextWakeTime() {
+        channel.freezeTime();
+        engine.nextWake = clockNanos + 2_000_000;
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks();
+        assertEquals(0, engine.polls.size());
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(0, engine.polls.size(), "not before the wake time");
+        clockNanos += 2_000_000;
+        engine.nextWake = Long.MAX_VALUE;
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        channel.runPendingTasks();
+        assertEquals(List.of(clockNanos), engine.polls);
+    }
+
+    @Test
+    void anEarlierWakeReplacesALaterOne() {
+        channel.freezeTime();
+        engine.nextWake = clockNanos + 10_000_000;
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks();
+        engine.nextWake = clockNanos + 1_000_000;
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks();
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        clockNanos += 1_000_000;
+        engine.nextWake = Long.MAX_VALUE;
+        channel.runScheduledPendingTasks();
+        assertEquals(1, engine.polls.size());
+        channel.advanceTimeBy(20, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(1, engine.polls.size(), "the later wake was cancelled");
+    }
+
+    @Test
+    void overdueWakePollsOnTheNextTurn() {
+        engine.nextWake = clockNanos - 1;
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks(); // end of turn queues the poll
+        channel.runPendingTasks();
+        assertEquals(1, engine.polls.size());
+    }
+
+    /** Records what the driver feeds it; optionally echoes each packet back through the sink. */
+    private static final class RecordingEngine implements ProtocolEngine {
+        final List<ByteBuf> packets = new ArrayList<>();
+        final List<InetSocketAddress> from = new ArrayList<>();
+        final List<Long> times = new ArrayList<>();
+        final List<Long> polls = new ArrayList<>();
+        DatagramSink sink;
+        boolean echo;
+        long nextWake = Long.MAX_VALUE;
+
+        @Override
+        public void onPacket(InetSocketAddress sender, ByteBuf packet, long nowNanos) {
+            times.add(nowNanos);
+            from.add(sender);
+            if (echo) {
+                sink.send(sender, 0, packet);
+            } else {
+                packets.add(packet);
+            }
+        }
+
+        @Override
+        public void poll(long nowNanos) {
+            polls.add(nowNanos);
+            if (nowNanos >= nextWake) {
+                nextWake = Long.MAX_VALUE;
+            }
+        }
+
+        @Override
+        public long nextWakeNanos() {
+            return nextWake;
+        }
+
+        void releaseAll() {
+            packets.forEach(ByteBuf::release);
+            packets.clear();
+        }
+
+        @Override
+        public long call(InetSocketAddress server, ByteBuf request, long deadlineNanos, long nowNanos) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean reply(long serverHandle, ByteBuf response, long nowNanos) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean replyError(long serverHandle, String message, long nowNanos) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void abort(long rpcId, long nowNanos) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close(long nowNanos) {
+        }
+    }
+}
