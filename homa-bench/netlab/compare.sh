@@ -158,7 +158,7 @@ log "rack: $HOSTS hosts, link $LINK_MBPS Mbit/s, switch buffers $BUFFER_PKTS pkt
   echo "max_message=$MAX_MESSAGE load=$LOAD request_mbps_per_client=$request_mbps duration=$DURATION warmup=$WARMUP"
   echo "java_opts=$JAVA_OPTS"
 } >"$OUT/rack.txt"
-echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,rack_jvm_cpu_seconds,rack_jvm_pct,window_seconds" \
+echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,rack_jvm_cpu_seconds,rack_jvm_pct,outside_rack_pct,window_seconds" \
   >"$OUT/cpu.csv"
 
 extra_client_args=(--progress none --spin-us 0 --warmup "$WARMUP")
@@ -256,9 +256,12 @@ run_protocol() {
   local jvm_seconds jvm_pct
   jvm_seconds=$(awk -v t="$jvm_ticks" -v h="$ticks_per_second" 'BEGIN { printf "%.1f", t / h }')
   jvm_pct=$(awk -v s="$jvm_seconds" -v w="$wall" -v n="$(nproc)" 'BEGIN { printf "%.0f", (w > 0 ? 100 * s / (w * n) : 0) }')
-  echo "$protocol,$busy,$user,$sys,$softirq,$steal,$jvm_seconds,$jvm_pct,$wall" >>"$OUT/cpu.csv"
+  # what neither the rack's JVMs nor packet processing (softirq) used: other processes on a shared machine
+  local outside_pct=$((busy - softirq - jvm_pct))
+  ((outside_pct >= 0)) || outside_pct=0
+  echo "$protocol,$busy,$user,$sys,$softirq,$steal,$jvm_seconds,$jvm_pct,$outside_pct,$wall" >>"$OUT/cpu.csv"
   log "$protocol: CPU over the measured phase ($wall s, all cores = 100%): machine busy $busy% (user $user%, system" \
-    "$sys%, softirq $softirq%, steal $steal%); rack JVMs $jvm_seconds CPU-s ($jvm_pct%)"
+    "$sys%, softirq $softirq%, steal $steal%); rack JVMs $jvm_seconds CPU-s ($jvm_pct%); outside the rack ~$outside_pct%"
   log "$protocol: switch ports (level: sent/dropped/backlog): $(grep -E '^ +p[0-9]+:' "$dir/switch.txt" | tr -s ' ' | tr '\n' ';')"
 }
 
