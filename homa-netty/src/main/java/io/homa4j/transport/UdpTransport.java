@@ -163,7 +163,7 @@ public final class UdpTransport {
                 sockets[i] = channel;
                 boundPort = ((InetSocketAddress) channel.localAddress()).getPort();
             }
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // syncUninterruptibly rethrows the bind's IOException unchecked
             closeAll(sockets);
             throw new HomaException(ErrorCode.UNAVAILABLE, "cannot bind UDP " + address.getHostAddress() + ":"
                     + port + " (" + kind + "): " + e, true, e);

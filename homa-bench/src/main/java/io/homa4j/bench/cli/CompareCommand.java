@@ -152,12 +152,13 @@ final class CompareCommand implements Command {
     private static boolean runChildren(List<String> serverArgs, List<String> clientArgs, PrintStream out,
                                        PrintStream err) throws Exception {
         Process server = start(command("server", serverArgs));
+        Thread serverErr = null;
         try {
             CompletableFuture<String> ready = new CompletableFuture<>();
             Thread serverOut = new Thread(() -> readServerOutput(server.getInputStream(), ready, err), "server-out");
             serverOut.setDaemon(true);
             serverOut.start();
-            forward(server.getErrorStream(), err, "server-err");
+            serverErr = forward(server.getErrorStream(), err, "server-err");
             String address;
             try {
                 address = ready.get(SERVER_START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -183,10 +184,18 @@ final class CompareCommand implements Command {
             }
             return true;
         } finally {
-            server.destroy(); // SIGTERM: the server closes its endpoint and exits 0
+            // SIGTERM: the server closes its endpoint and exits 0. (Process.destroy would also close our ends of the
+            // child's pipes and lose its last lines; ProcessHandle.destroy only signals.)
+            server.toHandle().destroy();
             if (!server.waitFor(10, TimeUnit.SECONDS)) {
                 server.destroyForcibly();
                 server.waitFor(10, TimeUnit.SECONDS);
+            }
+            if (serverErr != null) {
+                serverErr.join(5_000);
+            }
+            if (!server.isAlive() && server.exitValue() != 0) {
+                err.println("compare: server exited with " + server.exitValue());
             }
         }
     }

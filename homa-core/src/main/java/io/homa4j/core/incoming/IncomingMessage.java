@@ -1,0 +1,210 @@
+package io.homa4j.core.incoming;
+
+import io.homa4j.core.rpc.Rpc;
+import io.homa4j.core.wire.DataHeader;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Reassembly of one incoming request or response, tolerant of reordering and duplicates.
+ *
+ * <p>Buffering choice: a message that arrives whole in one packet is kept as a retained slice of that packet
+ * (no copy). A longer message gets one buffer of exactly its length, allocated from the packet's allocator at
+ * its first packet, and each segment is copied in at its offset; the message's length is reserved against the
+ * buffer limits from that moment. Either way the payload handed to the application is one contiguous ByteBuf.
+ *
+ * <p>Also carries the receiver-side grant state the {@code grant} package reads: bytes granted so far, bytes
+ * received, arrival order. Engine thread only.
+ */
+public final class IncomingMessage {
+    /** Holes beyond this make a message "too fragmented" and its packets are dropped. */
+    static final int MAX_RANGES = 4096;
+
+    private final Rpc owner;
+    private final int length;
+    private final boolean error;
+    private final long sequence;
+    private final int initialGranted;
+    private final ReceivedRanges ranges = new ReceivedRanges(MAX_RANGES);
+    private ByteBuf buffer;
+    private boolean emptySeen;
+    private int receivedBytes;
+    private int granted;
+    private int lastGrantPriority = -1;
+    private long reservedBytes;
+    /** Set by the grant scheduler while this message holds scheduled bytes not yet received. */
+    public boolean inGrantedSet;
+    /** Set by the grant scheduler while this message waits for grants. */
+    public boolean inActiveSet;
+
+    /**
+     * @param owner         the RPC this message belongs to
+     * @param length        the message length from the first DATA seen
+     * @param error         the ERROR flag from the first DATA seen
+     * @param senderGranted the sender's {@code incoming} from that DATA: what it may send unasked
+     * @param sequence      arrival order among all incoming messages (grant ties go to the oldest)
+     */
+    public IncomingMessage(Rpc owner, int length, boolean error, int senderGranted, long sequence) {
+        this.owner = owner;
+        this.length = length;
+        this.error = error;
+        this.sequence = sequence;
+        this.initialGranted = Math.min(length, senderGranted);
+        this.granted = initialGranted;
+    }
+
+    /** Bytes this message reserves against the buffer limits: its length unless it fits one packet. */
+    public static long reservationFor(int length, int segmentLength) {
+        return segmentLength == length ? 0 : length;
+    }
+
+    /**
+     * Takes one DATA segment.
+     *
+     * @param header flyweight over the packet (already validated: offset + segment &lt;= length)
+     * @param packet the packet; not retained unless this is a whole single-packet message
+     * @return new bytes (0 for a duplicate), or -1 when the message is too fragmented to track
+     */
+    public int accept(DataHeader header, ByteBuf packet) {
+        int offset = header.offset();
+        int segment = header.segmentLength();
+        if (length == 0) {
+            throw new IllegalStateException("use acceptEmpty for an empty message");
+        }
+        int fresh = ranges.add(offset, offset + segment);
+        if (fresh <= 0) {
+            return fresh;
+        }
+        if (buffer == null) {
+            if (segment == length) {
+                buffer = packet.retainedSlice(header.payloadIndex(), segment);
+            } else {
+                buffer = packet.alloc().buffer(length, length);
+                buffer.writerIndex(length);
+            }
+        }
+        if (segment != length) {
+            buffer.setBytes(offset, packet, header.payloadIndex(), segment);
+        }
+        receivedBytes += fresh;
+        granted = Math.max(granted, Math.min(length, Math.max(header.incoming(), offset + segment)));
+        return fresh;
+    }
+
+    /** Takes the one packet of an empty message; returns false for a duplicate. */
+    public boolean acceptEmpty() {
+        if (emptySeen) {
+            return false;
+        }
+        emptySeen = true;
+        return true;
+    }
+
+    /** Whether every byte has arrived (an empty message is complete once its one packet arrived). */
+    public boolean complete() {
+        return length == 0 ? emptySeen : receivedBytes == length;
+    }
+
+    /** Hands the reassembled payload to the caller (who must release it); the message holds nothing after. */
+    public ByteBuf takePayload(io.netty.buffer.ByteBufAllocator fallback) {
+        ByteBuf b = buffer;
+        buffer = null;
+        return b != null ? b : fallback.buffer(0, 0);
+    }
+
+    /** Releases the partial payload, if any. Idempotent. */
+    public void release() {
+        if (buffer != null) {
+            buffer.release();
+            buffer = null;
+        }
+    }
+
+    public Rpc owner() {
+        return owner;
+    }
+
+    public int length() {
+        return length;
+    }
+
+    public boolean error() {
+        return error;
+    }
+
+    public long sequence() {
+        return sequence;
+    }
+
+    public int receivedBytes() {
+        return receivedBytes;
+    }
+
+    public int remainingBytes() {
+        return length - receivedBytes;
+    }
+
+    public int granted() {
+        return granted;
+    }
+
+    /** Raises the granted offset (grant scheduler only). */
+    public void granted(int offset) {
+        granted = offset;
+    }
+
+    /** What the sender could send before any grant from us. */
+    public int initialGranted() {
+        return initialGranted;
+    }
+
+    /** Bytes charged to the buffer limits for this message (0 once released). */
+    public long reservedBytes() {
+        return reservedBytes;
+    }
+
+    public void reservedBytes(long v) {
+        reservedBytes = v;
+    }
+
+    /**
+     * Visits up to {@code max} missing ranges below the granted offset, in order.
+     *
+     * @return the number of ranges visited
+     */
+    public int forEachGap(int max, GapVisitor visitor) {
+        return ranges.forEachGap(granted, max, visitor);
+    }
+
+    /** Receives one missing range {@code [start, end)}. */
+    public interface GapVisitor {
+        void gap(int start, int end);
+    }
+
+    public int lastGrantPriority() {
+        return lastGrantPriority;
+    }
+
+    public void lastGrantPriority(int p) {
+        lastGrantPriority = p;
+    }
+
+    /** Bytes granted (unscheduled included) that have not arrived. */
+    public int outstandingBytes() {
+        return Math.max(0, granted - receivedBytes);
+    }
+
+    /** Whether the sender has scheduled (granted by us) bytes it has not delivered yet. */
+    public boolean holdsScheduledGrant() {
+        return granted > initialGranted && receivedBytes < granted;
+    }
+
+    /** First missing range below the granted offset, packed as in {@link ReceivedRanges#firstGap}. */
+    public long firstGapBelowGranted() {
+        return ranges.firstGap(granted);
+    }
+
+    /** Whether at least one byte is known (any packet accepted). */
+    public boolean started() {
+        return receivedBytes > 0 || emptySeen;
+    }
+}

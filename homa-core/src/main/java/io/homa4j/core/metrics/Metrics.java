@@ -1,0 +1,140 @@
+package io.homa4j.core.metrics;
+
+import io.homa4j.core.ErrorCode;
+import io.homa4j.core.wire.PacketType;
+
+/**
+ * The engine's live counters and high-water marks. Mutated only on the engine's thread; read it through
+ * {@link #snapshot}. Counters are plain fields: the engine is single-threaded and the snapshot is a copy.
+ */
+public final class Metrics {
+    final long[] packetsIn = new long[PacketType.values().length];
+    final long[] packetsOut = new long[PacketType.values().length];
+    final long[] drops = new long[DropReason.values().length];
+    final long[] clientFailures = new long[ErrorCode.values().length];
+    long bytesIn;
+    long bytesOut;
+    long dataBytesIn;
+    long dataBytesOut;
+    long retransmittedPackets;
+    long grantedBytes;
+    long clientCalls;
+    long clientCompleted;
+    long clientAborted;
+    long clientRestarts;
+    long requestsDelivered;
+    long serverReplies;
+    long serverFreedByAck;
+    long serverExpired;
+    long serverFreedByPeer;
+    long deadHandleReplies;
+    long listenerErrors;
+    long cutoffsUpdates;
+    int grantedMessagesHighWater;
+    long grantedBytesOutstandingHighWater;
+    long bufferedBytesHighWater;
+
+    public void packetIn(PacketType type, int bytes) {
+        packetsIn[type.ordinal()]++;
+        bytesIn += bytes;
+    }
+
+    /** A packet that was dropped before its type was known still counts as received bytes. */
+    public void rawBytesIn(int bytes) {
+        bytesIn += bytes;
+    }
+
+    public void packetOut(PacketType type, int bytes) {
+        packetsOut[type.ordinal()]++;
+        bytesOut += bytes;
+    }
+
+    public void drop(DropReason reason) {
+        drops[reason.ordinal()]++;
+    }
+
+    public void dataBytesIn(int bytes) {
+        dataBytesIn += bytes;
+    }
+
+    public void dataBytesOut(int bytes) {
+        dataBytesOut += bytes;
+    }
+
+    public void retransmitted() {
+        retransmittedPackets++;
+    }
+
+    public void granted(long bytes) {
+        grantedBytes += bytes;
+    }
+
+    public void clientCall() {
+        clientCalls++;
+    }
+
+    public void clientCompleted() {
+        clientCompleted++;
+    }
+
+    public void clientFailed(ErrorCode code) {
+        clientFailures[code.ordinal()]++;
+    }
+
+    public void clientAborted() {
+        clientAborted++;
+    }
+
+    public void clientRestarted() {
+        clientRestarts++;
+    }
+
+    public void requestDelivered() {
+        requestsDelivered++;
+    }
+
+    public void serverReplied() {
+        serverReplies++;
+    }
+
+    public void serverFreedByAck() {
+        serverFreedByAck++;
+    }
+
+    public void serverExpired() {
+        serverExpired++;
+    }
+
+    public void serverFreedByPeer() {
+        serverFreedByPeer++;
+    }
+
+    public void deadHandleReply() {
+        deadHandleReplies++;
+    }
+
+    public void listenerError() {
+        listenerErrors++;
+    }
+
+    public void cutoffsUpdated() {
+        cutoffsUpdates++;
+    }
+
+    public void grantedMessages(int count) {
+        grantedMessagesHighWater = Math.max(grantedMessagesHighWater, count);
+    }
+
+    public void grantedBytesOutstanding(long bytes) {
+        grantedBytesOutstandingHighWater = Math.max(grantedBytesOutstandingHighWater, bytes);
+    }
+
+    public void bufferedBytes(long bytes) {
+        bufferedBytesHighWater = Math.max(bufferedBytesHighWater, bytes);
+    }
+
+    /** A copy of every counter plus the given current gauges. */
+    public MetricsSnapshot snapshot(int clientRpcs, int serverRpcs, long bufferedBytes, long outgoingBytes) {
+        return new MetricsSnapshot(this, clientRpcs, serverRpcs, bufferedBytes, outgoingBytes);
+    }
+}

@@ -1,0 +1,201 @@
+package io.homa4j.core.metrics;
+
+import io.homa4j.core.ErrorCode;
+import io.homa4j.core.wire.PacketType;
+
+import java.util.StringJoiner;
+
+/**
+ * An immutable copy of one engine's counters and gauges, taken by {@code HomaEngine.metrics()}. Thread-safe.
+ *
+ * <p>Counters only grow over the engine's life; gauges ({@link #clientRpcs}, {@link #serverRpcs},
+ * {@link #bufferedBytes}, {@link #outgoingBytes}) are the values at the time of the snapshot; high-water marks
+ * are maxima over the engine's life.
+ */
+public final class MetricsSnapshot {
+    private final long[] packetsIn;
+    private final long[] packetsOut;
+    private final long[] drops;
+    private final long[] clientFailures;
+    private final long bytesIn;
+    private final long bytesOut;
+    private final long dataBytesIn;
+    private final long dataBytesOut;
+    private final long retransmittedPackets;
+    private final long grantedBytes;
+    private final long clientCalls;
+    private final long clientCompleted;
+    private final long clientAborted;
+    private final long clientRestarts;
+    private final long requestsDelivered;
+    private final long serverReplies;
+    private final long serverFreedByAck;
+    private final long serverExpired;
+    private final long serverFreedByPeer;
+    private final long deadHandleReplies;
+    private final long listenerErrors;
+    private final long cutoffsUpdates;
+    private final int grantedMessagesHighWater;
+    private final long grantedBytesOutstandingHighWater;
+    private final long bufferedBytesHighWater;
+    private final int clientRpcs;
+    private final int serverRpcs;
+    private final long bufferedBytes;
+    private final long outgoingBytes;
+
+    MetricsSnapshot(Metrics m, int clientRpcs, int serverRpcs, long bufferedBytes, long outgoingBytes) {
+        this.packetsIn = m.packetsIn.clone();
+        this.packetsOut = m.packetsOut.clone();
+        this.drops = m.drops.clone();
+        this.clientFailures = m.clientFailures.clone();
+        this.bytesIn = m.bytesIn;
+        this.bytesOut = m.bytesOut;
+        this.dataBytesIn = m.dataBytesIn;
+        this.dataBytesOut = m.dataBytesOut;
+        this.retransmittedPackets = m.retransmittedPackets;
+        this.grantedBytes = m.grantedBytes;
+        this.clientCalls = m.clientCalls;
+        this.clientCompleted = m.clientCompleted;
+        this.clientAborted = m.clientAborted;
+        this.clientRestarts = m.clientRestarts;
+        this.requestsDelivered = m.requestsDelivered;
+        this.serverReplies = m.serverReplies;
+        this.serverFreedByAck = m.serverFreedByAck;
+        this.serverExpired = m.serverExpired;
+        this.serverFreedByPeer = m.serverFreedByPeer;
+        this.deadHandleReplies = m.deadHandleReplies;
+        this.listenerErrors = m.listenerErrors;
+        this.cutoffsUpdates = m.cutoffsUpdates;
+        this.grantedMessagesHighWater = m.grantedMessagesHighWater;
+        this.grantedBytesOutstandingHighWater = m.grantedBytesOutstandingHighWater;
+        this.bufferedBytesHighWater = m.bufferedBytesHighWater;
+        this.clientRpcs = clientRpcs;
+        this.serverRpcs = serverRpcs;
+        this.bufferedBytes = bufferedBytes;
+        this.outgoingBytes = outgoingBytes;
+    }
+
+    /** Valid packets received, by type (dropped-as-malformed packets are not counted here). */
+    public long packetsIn(PacketType type) { return packetsIn[type.ordinal()]; }
+
+    /** Packets handed to the sink, by type. */
+    public long packetsOut(PacketType type) { return packetsOut[type.ordinal()]; }
+
+    public long totalPacketsIn() { return sum(packetsIn); }
+
+    public long totalPacketsOut() { return sum(packetsOut); }
+
+    /** Received packets (or DATA segments) dropped for {@code reason}. */
+    public long drops(DropReason reason) { return drops[reason.ordinal()]; }
+
+    public long totalDrops() { return sum(drops); }
+
+    /** UDP payload bytes received, dropped packets included. */
+    public long bytesIn() { return bytesIn; }
+
+    /** UDP payload bytes handed to the sink. */
+    public long bytesOut() { return bytesOut; }
+
+    /** Message bytes received for the first time (duplicates excluded). */
+    public long dataBytesIn() { return dataBytesIn; }
+
+    /** Message bytes sent, retransmissions included. */
+    public long dataBytesOut() { return dataBytesOut; }
+
+    /** DATA packets sent again because a RESEND asked for them. */
+    public long retransmittedPackets() { return retransmittedPackets; }
+
+    /** Bytes granted by this engine as a receiver, beyond the unscheduled bytes. */
+    public long grantedBytes() { return grantedBytes; }
+
+    public long clientCalls() { return clientCalls; }
+
+    public long clientCompleted() { return clientCompleted; }
+
+    /** Client RPCs that ended with {@code code}. */
+    public long clientFailed(ErrorCode code) { return clientFailures[code.ordinal()]; }
+
+    public long totalClientFailed() { return sum(clientFailures); }
+
+    public long clientAborted() { return clientAborted; }
+
+    /** Client RPCs re-sent from scratch after the server lost their state. */
+    public long clientRestarts() { return clientRestarts; }
+
+    /** Requests handed to RpcListener.onRequest (once per server RPC). */
+    public long requestsDelivered() { return requestsDelivered; }
+
+    /** reply / replyError calls accepted. */
+    public long serverReplies() { return serverReplies; }
+
+    public long serverFreedByAck() { return serverFreedByAck; }
+
+    /** Server RPCs abandoned after abortTicks of silence. */
+    public long serverExpired() { return serverExpired; }
+
+    /** Server RPCs freed because the client said it no longer knows them (RPC_UNKNOWN). */
+    public long serverFreedByPeer() { return serverFreedByPeer; }
+
+    public long deadHandleReplies() { return deadHandleReplies; }
+
+    /** Exceptions thrown by the RpcListener (caught and logged by the engine). */
+    public long listenerErrors() { return listenerErrors; }
+
+    /** CUTOFFS packets received that changed a peer's cutoffs. */
+    public long cutoffsUpdates() { return cutoffsUpdates; }
+
+    /** Most incoming messages that held scheduled (granted) bytes not yet received, at one time. */
+    public int grantedMessagesHighWater() { return grantedMessagesHighWater; }
+
+    /** Most granted-but-not-received bytes (unscheduled included) over all incoming messages, at one time. */
+    public long grantedBytesOutstandingHighWater() { return grantedBytesOutstandingHighWater; }
+
+    public long bufferedBytesHighWater() { return bufferedBytesHighWater; }
+
+    /** Client RPCs alive at snapshot time. */
+    public int clientRpcs() { return clientRpcs; }
+
+    /** Server RPCs alive at snapshot time. */
+    public int serverRpcs() { return serverRpcs; }
+
+    /** Bytes reserved for incoming messages at snapshot time. */
+    public long bufferedBytes() { return bufferedBytes; }
+
+    /** Bytes of outgoing messages held (requests and responses not yet freed) at snapshot time. */
+    public long outgoingBytes() { return outgoingBytes; }
+
+    private static long sum(long[] a) {
+        long s = 0;
+        for (long v : a) {
+            s += v;
+        }
+        return s;
+    }
+
+    @Override
+    public String toString() {
+        StringJoiner j = new StringJoiner(", ", "MetricsSnapshot{", "}");
+        for (PacketType t : PacketType.values()) {
+            if (packetsIn[t.ordinal()] != 0 || packetsOut[t.ordinal()] != 0) {
+                j.add(t + " in/out=" + packetsIn[t.ordinal()] + "/" + packetsOut[t.ordinal()]);
+            }
+        }
+        for (DropReason r : DropReason.values()) {
+            if (drops[r.ordinal()] != 0) {
+                j.add("drop " + r + "=" + drops[r.ordinal()]);
+            }
+        }
+        for (ErrorCode c : ErrorCode.values()) {
+            if (clientFailures[c.ordinal()] != 0) {
+                j.add("failed " + c + "=" + clientFailures[c.ordinal()]);
+            }
+        }
+        j.add("calls=" + clientCalls).add("completed=" + clientCompleted).add("aborted=" + clientAborted)
+                .add("restarts=" + clientRestarts).add("delivered=" + requestsDelivered)
+                .add("retransmitted=" + retransmittedPackets).add("granted=" + grantedBytes)
+                .add("grantedMessagesHW=" + grantedMessagesHighWater)
+                .add("clientRpcs=" + clientRpcs).add("serverRpcs=" + serverRpcs)
+                .add("buffered=" + bufferedBytes).add("outgoing=" + outgoingBytes);
+        return j.toString();
+    }
+}

@@ -1,0 +1,224 @@
+package io.homa4j.core.outgoing;
+
+import io.homa4j.core.rpc.Rpc;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One request or response being sent: its payload, how far it has been transmitted, how far the receiver lets
+ * it go (unscheduled bytes plus grants), the priorities to use, and ranges a RESEND asked for again.
+ * Owned by the {@link Transmitter}; engine thread only.
+ */
+public final class OutgoingMessage {
+    /** Pending retransmit ranges beyond this are merged into one. */
+    private static final int MAX_RETRANSMIT_RANGES = 8;
+
+    private final Rpc owner;
+    private final ByteBuf payload;
+    private final int length;
+    private final int flags;
+    private final long sequence;
+    private final int unscheduledLimit;
+    private final int unscheduledPriority;
+    private final int cutoffsVersion;
+    private int nextOffset;
+    private int granted;
+    private int scheduledPriority;
+    private boolean emptySent;
+    private final int[] retransmitStarts = new int[MAX_RETRANSMIT_RANGES];
+    private final int[] retransmitEnds = new int[MAX_RETRANSMIT_RANGES];
+    private int retransmitCount;
+    private int retransmitPriority;
+    private boolean released;
+    boolean inSendQueue;
+    boolean inRetransmitQueue;
+
+    /**
+     * @param owner               the RPC
+     * @param payload             the message; owned by this object until {@link #release}
+     * @param flags               DATA flags for every packet (e.g. ERROR)
+     * @param sequence            creation order (SRPT ties and the pacer's FIFO share go to the oldest)
+     * @param unscheduledBytes    bytes sendable before any grant
+     * @param unscheduledPriority level for those bytes (from the receiver's cutoffs)
+     * @param cutoffsVersion      version of the cutoffs used, echoed in DATA
+     */
+    public OutgoingMessage(Rpc owner, ByteBuf payload, int flags, long sequence, int unscheduledBytes,
+                           int unscheduledPriority, int cutoffsVersion) {
+        this.owner = owner;
+        this.payload = payload;
+        this.length = payload.readableBytes();
+        this.flags = flags;
+        this.sequence = sequence;
+        this.unscheduledLimit = Math.min(length, unscheduledBytes);
+        this.unscheduledPriority = unscheduledPriority;
+        this.cutoffsVersion = cutoffsVersion;
+        this.granted = unscheduledLimit;
+        this.scheduledPriority = 0;
+    }
+
+    public Rpc owner() {
+        return owner;
+    }
+
+    public ByteBuf payload() {
+        return payload;
+    }
+
+    public int length() {
+        return length;
+    }
+
+    public int flags() {
+        return flags;
+    }
+
+    public long sequence() {
+        return sequence;
+    }
+
+    public int nextOffset() {
+        return nextOffset;
+    }
+
+    public int granted() {
+        return granted;
+    }
+
+    public int cutoffsVersion() {
+        return cutoffsVersion;
+    }
+
+    /** Bytes never transmitted yet: the SRPT key on the sender. */
+    public int remainingBytes() {
+        return length - nextOffset;
+    }
+
+    /** Whether new (never sent) bytes may go now. */
+    public boolean hasSendableBytes() {
+        return length == 0 ? !emptySent : nextOffset < granted;
+    }
+
+    /** Whether every byte went out at least once. */
+    public boolean allSent() {
+        return length == 0 ? emptySent : nextOffset >= length;
+    }
+
+    /** Whether the sender itself is the reason this message is not progressing (granted bytes not yet sent). */
+    public boolean hasUnsentGrantedBytes() {
+        return hasSendableBytes() || retransmitCount > 0;
+    }
+
+    /** Priority level for a new packet starting at {@code offset}. */
+    int priorityAt(int offset) {
+        return offset < unscheduledLimit || length == 0 ? unscheduledPriority : scheduledPriority;
+    }
+
+    /** Raises the granted offset; returns true when something new became sendable. */
+    boolean grant(int offset, int priority) {
+        scheduledPriority = priority;
+        int g = Math.min(length, offset);
+        if (g > granted) {
+            boolean was = hasSendableBytes();
+            granted = g;
+            return !was && hasSendableBytes();
+        }
+        return false;
+    }
+
+    /** Raises the granted offset without changing the scheduled priority (a RESEND implies a grant). */
+    void extendGrant(int offset) {
+        granted = Math.max(granted, Math.min(length, offset));
+    }
+
+    /** Length of the next new segment, at most {@code maxPayload}. */
+    int nextSegmentLength(int maxPayload) {
+        return Math.min(maxPayload, granted - nextOffset);
+    }
+
+    /** Records a new segment as sent. */
+    void advance(int segment) {
+        if (length == 0) {
+            emptySent = true;
+        } else {
+            nextOffset += segment;
+        }
+    }
+
+    /** Queues {@code [start, end)} (already sent once) for retransmission; returns false if nothing to do. */
+    boolean addRetransmit(int start, int end, int priority) {
+        if (length == 0) {
+            if (!emptySent) {
+                return false;
+            }
+            emptySent = false; // send the one empty packet again, as new
+            return true;
+        }
+        end = Math.min(end, nextOffset);
+        if (start >= end) {
+            return false;
+        }
+        retransmitPriority = priority;
+        for (int i = 0; i < retransmitCount; i++) {
+            if (start <= retransmitEnds[i] && end >= retransmitStarts[i]) {
+                retransmitStarts[i] = Math.min(start, retransmitStarts[i]);
+                retransmitEnds[i] = Math.max(end, retransmitEnds[i]);
+                return true;
+            }
+        }
+        if (retransmitCount == MAX_RETRANSMIT_RANGES) {
+            int last = retransmitCount - 1;
+            retransmitStarts[last] = Math.min(start, retransmitStarts[last]);
+            retransmitEnds[last] = Math.max(end, retransmitEnds[last]);
+            return true;
+        }
+        retransmitStarts[retransmitCount] = start;
+        retransmitEnds[retransmitCount] = end;
+        retransmitCount++;
+        return true;
+    }
+
+    boolean hasRetransmit() {
+        return retransmitCount > 0;
+    }
+
+    int retransmitOffset() {
+        return retransmitStarts[0];
+    }
+
+    int retransmitSegmentLength(int maxPayload) {
+        return Math.min(maxPayload, retransmitEnds[0] - retransmitStarts[0]);
+    }
+
+    int retransmitPriority() {
+        return retransmitPriority;
+    }
+
+    void retransmitted(int segment) {
+        retransmitStarts[0] += segment;
+        if (retransmitStarts[0] >= retransmitEnds[0]) {
+            retransmitCount--;
+            System.arraycopy(retransmitStarts, 1, retransmitStarts, 0, retransmitCount);
+            System.arraycopy(retransmitEnds, 1, retransmitEnds, 0, retransmitCount);
+        }
+    }
+
+    /** Back to nothing sent: the client restarts the RPC after the server lost it. */
+    void rewind() {
+        nextOffset = 0;
+        emptySent = false;
+        granted = unscheduledLimit;
+        retransmitCount = 0;
+    }
+
+    /** Frees the payload. Idempotent. */
+    public void release() {
+        if (!released) {
+            released = true;
+            payload.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "OutgoingMessage{" + owner + " " + nextOffset + "/" + granted + "/" + length + '}';
+    }
+}

@@ -1,0 +1,254 @@
+package io.homa4j.core.outgoing;
+
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.PacketSink;
+import io.homa4j.core.metrics.Metrics;
+import io.homa4j.core.pacer.Pacer;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.PacketEncoder;
+import io.homa4j.core.wire.PacketType;
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.TreeSet;
+
+/**
+ * The sending half of the engine: turns outgoing messages into DATA packets and decides which goes next.
+ *
+ * <ul>
+ *   <li>Retransmissions asked for by RESEND go first (they fill holes the receiver is waiting on).</li>
+ *   <li>Then new bytes by SRPT: the sendable message with the fewest bytes left, ties to the oldest; every
+ *       {@code 1/fifoFraction}-th pick goes to the oldest sendable message instead, so a long message is
+ *       never starved by a stream of short ones.</li>
+ *   <li>The {@link Pacer} holds packets back while the host's own queue estimate is over its bound; a message
+ *       with at most {@code pacerNeverDeferBytes} left is sent anyway (it would finish at once).</li>
+ * </ul>
+ * Control packets bypass the queue (they go at the top level) but are charged to the pacer's link estimate.
+ * Engine thread only.
+ */
+public final class Transmitter {
+    private static final Comparator<OutgoingMessage> SRPT = Comparator
+            .comparingInt(OutgoingMessage::remainingBytes)
+            .thenComparingLong(OutgoingMessage::sequence);
+    private static final Comparator<OutgoingMessage> AGE = Comparator.comparingLong(OutgoingMessage::sequence);
+
+    private final PacketSink sink;
+    private final PacketEncoder encoder;
+    private final Metrics metrics;
+    private final Pacer pacer;
+    private final int maxPayload;
+    private final int neverDeferBytes;
+    private final int controlPriority;
+    private final int fifoEvery;
+    private final TreeSet<OutgoingMessage> bySrpt = new TreeSet<>(SRPT);
+    private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(AGE);
+    private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
+    private long picks;
+    private boolean sentSinceFlush;
+
+    public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, long nowNanos) {
+        this.sink = sink;
+        this.encoder = encoder;
+        this.metrics = metrics;
+        this.pacer = new Pacer(config.linkMbps(), config.pacerMaxQueueNanos(), nowNanos);
+        this.maxPayload = maxDataPayload(config);
+        this.neverDeferBytes = config.pacerNeverDeferBytes();
+        this.controlPriority = config.priorityLevels() - 1;
+        this.fifoEvery = config.fifoGrantFraction() > 0 ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction()))
+                : Integer.MAX_VALUE;
+    }
+
+    /** Message bytes one DATA packet carries at the configured MTU. */
+    public static int maxDataPayload(HomaConfig config) {
+        return Math.min(0xFFFF, config.maxUdpPayload() - DataHeader.LENGTH);
+    }
+
+    public Pacer pacer() {
+        return pacer;
+    }
+
+    /** Starts sending {@code m}: its unscheduled bytes are sendable at once. */
+    public void add(OutgoingMessage m) {
+        requeue(m);
+    }
+
+    /** Stops sending {@code m} (RPC finished or dropped). Does not release its payload. */
+    public void remove(OutgoingMessage m) {
+        if (m.inSendQueue) {
+            bySrpt.remove(m);
+            byAge.remove(m);
+            m.inSendQueue = false;
+        }
+        if (m.inRetransmitQueue) {
+            retransmits.remove(m);
+            m.inRetransmitQueue = false;
+        }
+    }
+
+    /** A GRANT arrived for {@code m}. */
+    public void grant(OutgoingMessage m, int offset, int priority) {
+        dequeue(m);
+        m.grant(offset, priority);
+        requeue(m);
+    }
+
+    /** A RESEND arrived for {@code m}: retransmit what was sent, and treat the range's end as granted. */
+    public void resend(OutgoingMessage m, int offset, int length, int priority) {
+        long end = Math.min((long) offset + length, m.length());
+        dequeue(m);
+        m.extendGrant((int) end);
+        m.addRetransmit(offset, (int) end, priority);
+        requeue(m);
+    }
+
+    /** Rewinds {@code m} to byte 0 (client restart after server state loss). */
+    public void rewind(OutgoingMessage m) {
+        dequeue(m);
+        m.rewind();
+        requeue(m);
+    }
+
+    private void dequeue(OutgoingMessage m) {
+        if (m.inSendQueue) {
+            bySrpt.remove(m);
+            byAge.remove(m);
+            m.inSendQueue = false;
+        }
+    }
+
+    private void requeue(OutgoingMessage m) {
+        if (!m.inSendQueue && m.hasSendableBytes()) {
+            bySrpt.add(m);
+            byAge.add(m);
+            m.inSendQueue = true;
+        }
+        if (!m.inRetransmitQueue && m.hasRetransmit()) {
+            retransmits.add(m);
+            m.inRetransmitQueue = true;
+        }
+    }
+
+    /** Sends every DATA packet that is due now, within the pacer's bound. */
+    public void transmit(long nowNanos) {
+        while (true) {
+            OutgoingMessage retransmit = retransmits.peekFirst();
+            if (retransmit != null) {
+                int wire = wireBytes(retransmit.retransmitSegmentLength(maxPayload));
+                if (!pacer.hasRoom(wire, nowNanos)) {
+                    if (!sendNeverDeferred(nowNanos)) {
+                        return;
+                    }
+                    continue;
+                }
+                sendRetransmit(retransmit, nowNanos);
+                continue;
+            }
+            if (bySrpt.isEmpty()) {
+                return;
+            }
+            OutgoingMessage first = bySrpt.first();
+            int wire = wireBytes(first.nextSegmentLength(maxPayload));
+            if (!pacer.hasRoom(wire, nowNanos)) {
+                if (!sendNeverDeferred(nowNanos)) {
+                    return;
+                }
+                continue;
+            }
+            OutgoingMessage pick = ++picks % fifoEvery == 0 ? byAge.first() : first;
+            sendNew(pick, nowNanos);
+        }
+    }
+
+    /** Sends one packet of the shortest message if it is small enough to bypass the pacer. */
+    private boolean sendNeverDeferred(long nowNanos) {
+        if (bySrpt.isEmpty()) {
+            return false;
+        }
+        OutgoingMessage first = bySrpt.first();
+        if (first.remainingBytes() > neverDeferBytes) {
+            return false;
+        }
+        sendNew(first, nowNanos);
+        return true;
+    }
+
+    private void sendNew(OutgoingMessage m, long nowNanos) {
+        dequeue(m);
+        int offset = m.nextOffset();
+        int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
+        boolean wasAllSent = m.allSent();
+        sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos);
+        m.advance(segment);
+        requeue(m);
+        if (m.allSent() && !wasAllSent) {
+            m.owner().onAllSent(nowNanos);
+        }
+    }
+
+    private void sendRetransmit(OutgoingMessage m, long nowNanos) {
+        int offset = m.retransmitOffset();
+        int segment = m.retransmitSegmentLength(maxPayload);
+        sendData(m, offset, segment, m.retransmitPriority(), DataHeader.FLAG_RETRANSMIT, nowNanos);
+        m.retransmitted(segment);
+        metrics.retransmitted();
+        if (!m.hasRetransmit()) {
+            retransmits.remove(m);
+            m.inRetransmitQueue = false;
+        }
+    }
+
+    private void sendData(OutgoingMessage m, int offset, int segment, int priority, int extraFlags, long nowNanos) {
+        ByteBuf packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.cutoffsVersion(),
+                m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment);
+        metrics.dataBytesOut(segment);
+        emit(m.owner().peerAddress(), priority, PacketType.DATA, packet, nowNanos);
+    }
+
+    /** Sends a control packet at the top level, now. */
+    public void sendControl(InetSocketAddress peer, PacketType type, ByteBuf packet, long nowNanos) {
+        emit(peer, controlPriority, type, packet, nowNanos);
+    }
+
+    private void emit(InetSocketAddress peer, int priority, PacketType type, ByteBuf packet, long nowNanos) {
+        int bytes = packet.readableBytes();
+        metrics.packetOut(type, bytes);
+        pacer.sent(bytes + HomaConfig.IP_UDP_HEADER_BYTES, nowNanos);
+        sentSinceFlush = true;
+        sink.send(peer, priority, packet);
+    }
+
+    private static int wireBytes(int segment) {
+        return DataHeader.LENGTH + segment + HomaConfig.IP_UDP_HEADER_BYTES;
+    }
+
+    /** Calls the sink's flush if anything was sent since the last flush. */
+    public void flush() {
+        if (sentSinceFlush) {
+            sentSinceFlush = false;
+            sink.flush();
+        }
+    }
+
+    /** Earliest time the pacer lets the next queued packet go, or Long.MAX_VALUE when nothing is queued. */
+    public long nextWakeNanos() {
+        OutgoingMessage r = retransmits.peekFirst();
+        if (r != null) {
+            return pacer.roomAtNanos(wireBytes(r.retransmitSegmentLength(maxPayload)));
+        }
+        if (bySrpt.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        return pacer.roomAtNanos(wireBytes(bySrpt.first().nextSegmentLength(maxPayload)));
+    }
+
+    /** Messages with bytes waiting to be sent (new or retransmit). */
+    public int queuedMessages() {
+        return bySrpt.size() + retransmits.size();
+    }
+
+    public int maxPayload() {
+        return maxPayload;
+    }
+}

@@ -1,0 +1,108 @@
+package io.homa4j.core.rpc;
+
+import io.homa4j.core.incoming.IncomingMessage;
+import io.homa4j.core.outgoing.OutgoingMessage;
+import io.homa4j.core.peer.Peer;
+
+import java.net.InetSocketAddress;
+
+/**
+ * The server side of one RPC, from its first request packet until the client acknowledges the response (or the
+ * RPC expires). The handle given to the application is engine-local and never reused. Engine thread only.
+ */
+public final class ServerRpc implements Rpc {
+    /** Lifecycle; the handler runs exactly once, on the RECEIVING to HANDLING transition. */
+    public enum State {
+        /** Request bytes arriving. */
+        RECEIVING,
+        /** Request delivered to the application; no reply yet. */
+        HANDLING,
+        /** Reply given; response bytes still to be transmitted. */
+        RESPONDING,
+        /** Every response byte transmitted at least once; waiting for the client's ACK. */
+        AWAITING_ACK
+    }
+
+    private final long handle;
+    private final ServerKey key;
+    private final Peer client;
+    private State state = State.RECEIVING;
+    private IncomingMessage request;
+    private OutgoingMessage response;
+    /** Timer ticks since the last packet from the client for this RPC (see the timer package). */
+    public int silentTicks;
+
+    public ServerRpc(long handle, ServerKey key, Peer client) {
+        this.handle = handle;
+        this.key = key;
+        this.client = client;
+    }
+
+    public long handle() {
+        return handle;
+    }
+
+    public ServerKey key() {
+        return key;
+    }
+
+    public long clientId() {
+        return key.clientId();
+    }
+
+    public Peer client() {
+        return client;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return client.address();
+    }
+
+    @Override
+    public long wireId() {
+        return key.clientId() ^ 1;
+    }
+
+    @Override
+    public long takePiggybackAck() {
+        return 0;
+    }
+
+    @Override
+    public void onAllSent(long nowNanos) {
+        if (state == State.RESPONDING) {
+            state = State.AWAITING_ACK;
+            silentTicks = 0;
+        }
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public void state(State s) {
+        state = s;
+    }
+
+    public IncomingMessage request() {
+        return request;
+    }
+
+    public void request(IncomingMessage m) {
+        request = m;
+    }
+
+    public OutgoingMessage response() {
+        return response;
+    }
+
+    public void response(OutgoingMessage m) {
+        response = m;
+    }
+
+    @Override
+    public String toString() {
+        return "ServerRpc{#" + handle + " " + key + " " + state + '}';
+    }
+}

@@ -1,0 +1,126 @@
+package io.homa4j.core.wire;
+
+import io.homa4j.core.metrics.DropReason;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Structural validation of a received packet: after {@link #check} returns null, every field of the packet's
+ * flyweight can be read without going out of bounds and is within its documented range. Semantic checks (does
+ * the RPC exist, does the length match earlier packets) are the engine's.
+ *
+ * <p>Never throws for any buffer content. Stateless and thread-safe.
+ */
+public final class PacketDecoder {
+    private PacketDecoder() {
+    }
+
+    /**
+     * @param packet the packet's readable bytes
+     * @return null when structurally valid, else the reason to drop it
+     */
+    public static DropReason check(ByteBuf packet) {
+        int start = packet.readerIndex();
+        int length = packet.readableBytes();
+        if (length < CommonHeader.LENGTH) {
+            return length >= 2 && packet.getUnsignedShort(start) != CommonHeader.MAGIC
+                    ? DropReason.BAD_MAGIC : DropReason.TRUNCATED;
+        }
+        if (packet.getUnsignedShort(start + CommonHeader.MAGIC_OFFSET) != CommonHeader.MAGIC) {
+            return DropReason.BAD_MAGIC;
+        }
+        if (packet.getUnsignedByte(start + CommonHeader.VERSION_OFFSET) != CommonHeader.VERSION) {
+            return DropReason.BAD_VERSION;
+        }
+        PacketType type = PacketType.fromCode(packet.getUnsignedByte(start + CommonHeader.TYPE_OFFSET));
+        if (type == null) {
+            return DropReason.UNKNOWN_TYPE;
+        }
+        if (length < type.minLength()) {
+            return DropReason.TRUNCATED;
+        }
+        switch (type) {
+            case DATA:
+                return checkData(packet, start, length);
+            case GRANT:
+                return checkGrant(packet, start, length);
+            case RESEND:
+                return checkResend(packet, start, length);
+            case CUTOFFS:
+                return checkCutoffs(packet, start, length);
+            case ACK:
+                return checkAck(packet, start, length);
+            default: // RPC_UNKNOWN, BUSY, NEED_ACK: fixed size
+                return length == type.minLength() ? null : DropReason.MALFORMED;
+        }
+    }
+
+    private static DropReason checkData(ByteBuf p, int start, int length) {
+        int messageLength = p.getInt(start + DataHeader.MESSAGE_LENGTH_OFFSET);
+        int offset = p.getInt(start + DataHeader.OFFSET_OFFSET);
+        int incoming = p.getInt(start + DataHeader.INCOMING_OFFSET);
+        int segment = p.getUnsignedShort(start + DataHeader.SEGMENT_LENGTH_OFFSET);
+        int flags = p.getUnsignedByte(start + DataHeader.FLAGS_OFFSET);
+        if (length < DataHeader.LENGTH + segment) {
+            return DropReason.TRUNCATED;
+        }
+        if (length > DataHeader.LENGTH + segment) {
+            return DropReason.MALFORMED;
+        }
+        if (messageLength < 0 || offset < 0 || incoming < 0 || (flags & ~DataHeader.KNOWN_FLAGS) != 0) {
+            return DropReason.MALFORMED;
+        }
+        if ((long) offset + segment > messageLength) {
+            return DropReason.MALFORMED;
+        }
+        if (segment == 0 && messageLength != 0) {
+            return DropReason.MALFORMED;
+        }
+        return null;
+    }
+
+    private static DropReason checkGrant(ByteBuf p, int start, int length) {
+        if (length != GrantHeader.LENGTH) {
+            return DropReason.MALFORMED;
+        }
+        if (p.getInt(start + GrantHeader.OFFSET_OFFSET) < 0
+                || p.getUnsignedByte(start + GrantHeader.PRIORITY_OFFSET) >= CutoffsHeader.LEVELS) {
+            return DropReason.MALFORMED;
+        }
+        return null;
+    }
+
+    private static DropReason checkResend(ByteBuf p, int start, int length) {
+        if (length != ResendHeader.LENGTH) {
+            return DropReason.MALFORMED;
+        }
+        int offset = p.getInt(start + ResendHeader.OFFSET_OFFSET);
+        int len = p.getInt(start + ResendHeader.LENGTH_OFFSET);
+        if (offset < 0 || len < 0 || p.getUnsignedByte(start + ResendHeader.PRIORITY_OFFSET) >= CutoffsHeader.LEVELS) {
+            return DropReason.MALFORMED;
+        }
+        return null;
+    }
+
+    private static DropReason checkCutoffs(ByteBuf p, int start, int length) {
+        if (length != CutoffsHeader.LENGTH) {
+            return DropReason.MALFORMED;
+        }
+        boolean any = false;
+        for (int level = 0; level < CutoffsHeader.LEVELS; level++) {
+            int c = p.getInt(start + CutoffsHeader.CUTOFFS_OFFSET + 4 * level);
+            if (c < 0) {
+                return DropReason.MALFORMED;
+            }
+            any |= c > 0;
+        }
+        return any ? null : DropReason.MALFORMED;
+    }
+
+    private static DropReason checkAck(ByteBuf p, int start, int length) {
+        int count = p.getUnsignedShort(start + AckHeader.COUNT_OFFSET);
+        if (length < AckHeader.lengthFor(count)) {
+            return DropReason.TRUNCATED;
+        }
+        return length == AckHeader.lengthFor(count) ? null : DropReason.MALFORMED;
+    }
+}

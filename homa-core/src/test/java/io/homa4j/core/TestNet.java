@@ -1,0 +1,304 @@
+package io.homa4j.core;
+
+import io.homa4j.core.wire.CommonHeader;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.GrantHeader;
+import io.homa4j.core.wire.PacketDecoder;
+import io.homa4j.core.wire.PacketType;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/**
+ * A tiny in-memory network for engine tests: engines connected directly through a queue of packets with a fixed
+ * one-way latency, driven by a virtual clock. Not the simulator (no links, switch or queues): just enough to
+ * run real engines against each other deterministically, drop chosen packets and see every packet sent.
+ */
+final class TestNet implements AutoCloseable {
+    /** One packet as it was handed to a sink, decoded for assertions. */
+    record Sent(long atNanos, InetSocketAddress from, InetSocketAddress to, int priority, PacketType type,
+                long rpcId, int offset, int length, int messageLength, int flags) {
+    }
+
+    private record InFlight(long deliverAt, long seq, InetSocketAddress from, InetSocketAddress to, ByteBuf packet) {
+    }
+
+    final long latencyNanos;
+    long now = 1_000_000_000L;
+    private long seq;
+    private final PriorityQueue<InFlight> inFlight = new PriorityQueue<>((a, b) -> a.deliverAt != b.deliverAt
+            ? Long.compare(a.deliverAt, b.deliverAt) : Long.compare(a.seq, b.seq));
+    private final Map<InetSocketAddress, Node> nodes = new LinkedHashMap<>();
+    final List<Sent> sent = new ArrayList<>();
+    /** Packets for which this returns true are dropped instead of delivered. */
+    Predicate<Sent> dropRule = s -> false;
+    int dropped;
+
+    TestNet() {
+        this(2_000);
+    }
+
+    TestNet(long latencyNanos) {
+        this.latencyNanos = latencyNanos;
+    }
+
+    Node node(String name, HomaConfig config) {
+        InetSocketAddress address = new InetSocketAddress("198.18.0." + (nodes.size() + 1), 4000);
+        Node n = new Node(this, name, address, config);
+        nodes.put(address, n);
+        return n;
+    }
+
+    /** Replaces a node's engine with a fresh one (the host "restarted" and lost all state). */
+    void restart(Node n) {
+        n.engine.close(now);
+        n.engine = new HomaEngine(n.config, n, n, now);
+    }
+
+    void send(Node from, InetSocketAddress to, int priority, ByteBuf packet) {
+        Sent s = describe(from.address, to, priority, packet);
+        sent.add(s);
+        if (dropRule.test(s) || !nodes.containsKey(to)) {
+            dropped++;
+            packet.release();
+            return;
+        }
+        inFlight.add(new InFlight(now + latencyNanos, seq++, from.address, to, packet));
+    }
+
+    /** Injects raw bytes as if {@code from} sent them to {@code to}. */
+    void inject(InetSocketAddress from, Node to, ByteBuf packet) {
+        inFlight.add(new InFlight(now + latencyNanos, seq++, from, to.address, packet));
+    }
+
+    private Sent describe(InetSocketAddress from, InetSocketAddress to, int priority, ByteBuf p) {
+        if (PacketDecoder.check(p) != null) {
+            throw new AssertionError("engine sent an invalid packet: " + PacketDecoder.check(p));
+        }
+        CommonHeader h = new CommonHeader().wrap(p, p.readerIndex());
+        PacketType type = h.type();
+        int offset = 0;
+        int length = 0;
+        int messageLength = 0;
+        int flags = 0;
+        if (type == PacketType.DATA) {
+            DataHeader d = new DataHeader().wrap(p, p.readerIndex());
+            offset = d.offset();
+            length = d.segmentLength();
+            messageLength = d.messageLength();
+            flags = d.flags();
+        } else if (type == PacketType.GRANT) {
+            GrantHeader g = new GrantHeader().wrap(p, p.readerIndex());
+            offset = g.offset();
+            flags = g.priority();
+        }
+        return new Sent(now, from, to, priority, type, h.rpcId(), offset, length, messageLength, flags);
+    }
+
+    /** Advances to the next event (delivery or engine wake-up) and runs it; false when nothing is pending. */
+    boolean step() {
+        long next = inFlight.isEmpty() ? Long.MAX_VALUE : inFlight.peek().deliverAt;
+        for (Node n : nodes.values()) {
+            next = Math.min(next, n.engine.nextWakeNanos());
+        }
+        if (next == Long.MAX_VALUE) {
+            return false;
+        }
+        now = Math.max(now, next);
+        while (!inFlight.isEmpty() && inFlight.peek().deliverAt <= now) {
+            InFlight f = inFlight.poll();
+            nodes.get(f.to).engine.onPacket(f.from, f.packet, now);
+        }
+        for (Node n : nodes.values()) {
+            if (n.engine.nextWakeNanos() <= now) {
+                n.engine.poll(now);
+            }
+        }
+        return true;
+    }
+
+    /** Runs until {@code done} holds; fails after {@code maxNanos} of virtual time or when the network idles. */
+    void runUntil(BooleanSupplier done, long maxNanos) {
+        long end = now + maxNanos;
+        int steps = 0;
+        while (!done.getAsBoolean()) {
+            if (now > end) {
+                throw new AssertionError("condition not reached within " + maxNanos + " ns of virtual time");
+            }
+            if (!step()) {
+                throw new AssertionError("network went idle before the condition held");
+            }
+            if (++steps > 50_000_000) {
+                throw new AssertionError("too many steps: an engine keeps asking to be polled");
+            }
+        }
+    }
+
+    /** Runs every event up to {@code now + nanos}. */
+    void runFor(long nanos) {
+        long end = now + nanos;
+        while (true) {
+            long next = inFlight.isEmpty() ? Long.MAX_VALUE : inFlight.peek().deliverAt;
+            for (Node n : nodes.values()) {
+                next = Math.min(next, n.engine.nextWakeNanos());
+            }
+            if (next > end) {
+                now = end;
+                return;
+            }
+            step();
+        }
+    }
+
+    /** Runs until no packet is in flight and no engine has timer work. */
+    void runUntilIdle(long maxNanos) {
+        long end = now + maxNanos;
+        while (step()) {
+            if (now > end) {
+                throw new AssertionError("still busy after " + maxNanos + " ns");
+            }
+        }
+    }
+
+    List<Sent> sent(PacketType type) {
+        List<Sent> out = new ArrayList<>();
+        for (Sent s : sent) {
+            if (s.type == type) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        for (Node n : nodes.values()) {
+            n.engine.close(now);
+            n.releaseAll();
+        }
+        while (!inFlight.isEmpty()) {
+            inFlight.poll().packet.release();
+        }
+    }
+
+    static ByteBuf payload(int length, long seed) {
+        ByteBuf b = Unpooled.buffer(length);
+        java.util.Random r = new java.util.Random(seed);
+        for (int i = 0; i < length; i++) {
+            b.writeByte(r.nextInt(256));
+        }
+        return b;
+    }
+
+    static long checksum(ByteBuf b) {
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(b.nioBuffer(b.readerIndex(), b.readableBytes()));
+        return crc.getValue();
+    }
+
+    /** One host: an engine plus a scriptable application (echo server by default) that records what it sees. */
+    static final class Node implements PacketSink, RpcListener {
+        interface Handler {
+            /** Return the response (ownership passes to the engine), or null to answer later by hand. */
+            ByteBuf handle(long handle, InetSocketAddress client, ByteBuf request);
+        }
+
+        final TestNet net;
+        final String name;
+        final InetSocketAddress address;
+        final HomaConfig config;
+        HomaEngine engine;
+        /** Responses received, by RPC id: length and CRC32. */
+        final Map<Long, long[]> responses = new HashMap<>();
+        final Map<Long, RpcFailure> failures = new HashMap<>();
+        final List<Long> completionOrder = new ArrayList<>();
+        /** Requests handled, counted per handler run. */
+        int requestsHandled;
+        final Map<Long, ByteBuf> heldRequests = new LinkedHashMap<>();
+        Handler handler = (h, c, req) -> req; // echo
+
+        Node(TestNet net, String name, InetSocketAddress address, HomaConfig config) {
+            this.net = net;
+            this.name = name;
+            this.address = address;
+            this.config = config;
+            this.engine = new HomaEngine(config, this, this, net.now);
+        }
+
+        long call(Node server, ByteBuf request) {
+            return engine.call(server.address, request, Long.MAX_VALUE, net.now);
+        }
+
+        long call(Node server, int length, long seed) {
+            return call(server, payload(length, seed));
+        }
+
+        boolean done(long id) {
+            return responses.containsKey(id) || failures.containsKey(id);
+        }
+
+        @Override
+        public void send(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
+            if (priorityLevel < 0 || priorityLevel >= config.priorityLevels()) {
+                packet.release();
+                throw new AssertionError("priority out of range: " + priorityLevel);
+            }
+            net.send(this, peer, priorityLevel, packet);
+        }
+
+        @Override
+        public void onRequest(long serverHandle, InetSocketAddress client, ByteBuf request) {
+            requestsHandled++;
+            ByteBuf response = handler.handle(serverHandle, client, request);
+            if (response == null) {
+                heldRequests.put(serverHandle, request);
+            } else {
+                engine.reply(serverHandle, response, net.now);
+            }
+        }
+
+        /** Replies to a held request with its own bytes (echo). */
+        boolean replyHeld(long handle) {
+            ByteBuf req = heldRequests.remove(handle);
+            return engine.reply(handle, req, net.now);
+        }
+
+        @Override
+        public void onResponse(long rpcId, ByteBuf response) {
+            try {
+                if (responses.containsKey(rpcId) || failures.containsKey(rpcId)) {
+                    throw new AssertionError("second outcome for RPC " + rpcId);
+                }
+                responses.put(rpcId, new long[] {response.readableBytes(), checksum(response)});
+                completionOrder.add(rpcId);
+            } finally {
+                response.release();
+            }
+        }
+
+        @Override
+        public void onCallFailed(long rpcId, RpcFailure failure) {
+            if (responses.containsKey(rpcId) || failures.containsKey(rpcId)) {
+                throw new AssertionError("second outcome for RPC " + rpcId);
+            }
+            failures.put(rpcId, failure);
+            completionOrder.add(rpcId);
+        }
+
+        void releaseAll() {
+            for (ByteBuf b : heldRequests.values()) {
+                b.release();
+            }
+            heldRequests.clear();
+        }
+    }
+}
