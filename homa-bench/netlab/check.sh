@@ -40,6 +40,19 @@ ping_probe() {   # tos count -> "ping tos=.. count=.. lost=.. p50_us=.. p90_us=.
 }
 
 echo "check machine $(nproc) cores, $(uptime | sed 's/.*load average/load average/')"
+# samples the level-0 backlog of switch port p2 every 0.1 s into a file, until killed
+sample_backlog() {
+  while :; do
+    tc -n "$PREFIX-sw" -s class show dev p2 classid 1:10 | awk '/backlog/ { sub("p$", "", $3); print $3 }'
+    sleep 0.1
+  done >"$1"
+}
+backlog_summary() {
+  awk '{ n++; sum += $1; if ($1 > max) max = $1; if ($1 > 0) busy++ }
+    END { printf "p2-level0-backlog samples=%d mean_pkts=%.0f max_pkts=%d nonempty=%.0f%%", n, sum / (n ? n : 1), max,
+          100 * busy / (n ? n : 1) }' "$1"
+}
+
 probe_count=$((SECONDS_PER_STEP * 1000 / 2 * 2 / 3))   # 2 ms apart, two thirds of the step
 
 # 1. unloaded RTT
@@ -72,7 +85,10 @@ if ((HOSTS >= 3)); then
   done
   sleep 2   # let cubic fill the port's level-0 queue
   # marked and unmarked probes run at the same time, so both see the same queue
-  marked_out=$(mktemp) unmarked_out=$(mktemp)
+  marked_out=$(mktemp) unmarked_out=$(mktemp) backlog_out=$(mktemp)
+  sample_backlog "$backlog_out" &
+  sampler=$!
+  started+=($sampler)
   on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count" >"$marked_out" &
   marked=$!
   on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0 --count "$probe_count" >"$unmarked_out"
@@ -87,7 +103,9 @@ if ((HOSTS >= 3)); then
     echo "check loaded-marked-icmp $(cat "$marked_out")"
     echo "check loaded-unmarked-icmp $(cat "$unmarked_out")"
   fi
-  rm -f "$marked_out" "$unmarked_out"
+  stop_helpers "$sampler"
+  echo "check loaded-queue $(backlog_summary "$backlog_out")"
+  rm -f "$marked_out" "$unmarked_out" "$backlog_out"
   wait "$sink"
   echo "check incast-bulk $(cat "$sink_out") senders=$((senders - 2))"
 fi

@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 HOSTS=4
-LINK_MBPS=200
+LINK_MBPS=100
 WORKLOAD=w4
 LOAD=0.8
 DURATION=30
