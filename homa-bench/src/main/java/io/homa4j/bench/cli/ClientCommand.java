@@ -126,6 +126,9 @@ final class ClientCommand implements Command {
                     1e9 / plan.driver().meanGapNanos(), recorder.buckets().count(), recorder.buckets()));
             driver = new OpenLoopDriver(plan.driver(), client, recorder, progress(plan, err));
             stats = driver.run(plan.protocol().id());
+            if (!client.statistics().isEmpty()) {
+                err.println(client.statistics());
+            }
         }
         if (!"none".equals(plan.progress()) && mode(plan).equals("cr")) {
             err.println();

@@ -156,6 +156,9 @@ final class CompareCommand implements Command {
                     "--progress", System.console() != null ? "cr" : "lines"));
             ClientCommand.Plan plan = ClientCommand.plan(Args.parse("client", args, clientOptionNames()));
             RunStats stats = ClientCommand.execute(plan, out, err);
+            if (!server.statistics().isEmpty()) {
+                err.println(server.statistics());
+            }
             return ClientCommand.succeeded(stats, err) ? stats.summaryLine() : null;
         }
     }
