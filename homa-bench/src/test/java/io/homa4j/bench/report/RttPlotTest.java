@@ -64,7 +64,7 @@ class RttPlotTest {
         for (String legend : new String[] {"homa P50", "homa P99", "tcp P50", "tcp P99"}) {
             assertTrue(texts.contains(legend), "legend " + legend + " in " + texts);
         }
-        for (String tick : new String[] {"315", "6387", "1M", "10", "100", "1,000", "10,000"}) {
+        for (String tick : new String[] {"315", "6387", "1M", "10 \u00b5s", "100 \u00b5s", "1 ms", "10 ms"}) {
             assertTrue(texts.contains(tick), "tick " + tick + " in " + texts);
         }
     }
@@ -97,5 +97,9 @@ class RttPlotTest {
         assertEquals("49.4K", RttPlot.lengthLabel(49_408));
         assertEquals("273.1K", RttPlot.lengthLabel(273_075));
         assertEquals("1M", RttPlot.lengthLabel(1_000_000));
+        assertEquals("10 \u00b5s", RttPlot.decadeLabel(1));
+        assertEquals("1 ms", RttPlot.decadeLabel(3));
+        assertEquals("100 ms", RttPlot.decadeLabel(5));
+        assertEquals("10 s", RttPlot.decadeLabel(7));
     }
 }
