@@ -176,6 +176,7 @@ log "rack: $HOSTS hosts, link $LINK_MBPS Mbit/s, switch buffers $BUFFER_PKTS pkt
 echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,rack_jvm_cpu_seconds,rack_jvm_pct,outside_rack_pct,window_seconds" \
   >"$OUT/cpu.csv"
 
+echo "protocol,host,sent,completed,failed,unfinished,achieved_mbps" >"$OUT/clients.csv"
 extra_client_args=(--progress none --spin-us 0 --warmup "$WARMUP")
 [[ -n "$TCP_CONNECTIONS" ]] && extra_client_args+=(--tcp-connections "$TCP_CONNECTIONS")
 [[ -n "$MAX_OUTSTANDING" ]] && extra_client_args+=(--max-outstanding "$MAX_OUTSTANDING")
@@ -226,7 +227,7 @@ run_protocol() {
   done
   # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
   # the drain), machine-wide and for the rack's JVMs
-  local limit alive pid status measure_from measure_to
+  local limit alive pid status measure_from measure_to summary
   local cpu_before="" cpu_after="" jvm_before=0 jvm_after=0 window_start=0 window_end=0
   limit=$(awk -v w="$WARMUP" -v d="$DURATION" -v e="$CLIENT_TIMEOUT_EXTRA" 'BEGIN { printf "%d", w + d + e }')
   measure_from=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
@@ -262,7 +263,12 @@ run_protocol() {
       log "$protocol: client h$i exited with $status: $(tail -3 "$dir/client-h$i.err" | tr '\n' ' ')"
       failed=1
     fi
-    log "$protocol h$i: $(tail -1 "$dir/client-h$i.out" 2>/dev/null)"
+    summary=$(grep 'requests sent=' "$dir/client-h$i.out" 2>/dev/null | tail -1)
+    log "$protocol h$i: $summary"
+    awk -v p="$protocol" -v h="h$i" '{
+        for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+        printf "%s,%s,%s,%s,%s,%s,%s\n", p, h, v["sent"], v["completed"], v["failed"], v["unfinished"], v["achieved"]
+      }' <<<"${summary/requests sent=/sent=}" >>"$OUT/clients.csv"
     [[ -f "$dir/client-h$i/histograms.csv" ]] && client_dirs+=("$dir/client-h$i")
   done
   netlab status >"$dir/switch.txt" 2>&1 || true
@@ -297,7 +303,13 @@ in_dirs=$(IFS=,; echo "${client_dirs[*]}")
 title="netlab: $HOSTS hosts, ${LINK_MBPS} Mbit/s links, $WORKLOAD (max $MAX_MESSAGE B), load $LOAD"
 java $JAVA_OPTS -jar "$JAR" merge --in "$in_dirs" --out "$OUT" --title "$title" | tee "$OUT/table.txt"
 echo
-echo "CPU (2 cores = 100%):"
+echo "Clients (requests; failed = typed error, unfinished = no answer by the end of the drain):"
+column -t -s, "$OUT/clients.csv" 2>/dev/null || cat "$OUT/clients.csv"
+awk -F, 'NR > 1 && ($5 + $6) > 0 { bad[$1] += $5 + $6 } END {
+  for (p in bad) printf "compare.sh: WARNING: %s: %d requests failed or did not finish; they are not in the RTT histograms\n", p, bad[p] }' \
+  "$OUT/clients.csv" | tee -a "$OUT/run.log" >&2
+echo
+echo "CPU (all cores = 100%):"
 column -t -s, "$OUT/cpu.csv" 2>/dev/null || cat "$OUT/cpu.csv"
-echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/cpu.csv, $OUT/run.log"
+echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/clients.csv, $OUT/cpu.csv, $OUT/run.log"
 exit "$failed"
