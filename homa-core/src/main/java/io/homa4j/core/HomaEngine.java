@@ -141,7 +141,7 @@ public final class HomaEngine {
         this.grants = new GrantScheduler(config.maxOvercommit(), config.maxIncomingBytes(),
                 config.fifoGrantFraction(), maxPayload, fifoIncrement,
                 new ScheduledPriorities(Math.min(ownCutoffs.highestScheduledLevel(), config.priorityLevels() - 1)),
-                metrics);
+                metrics, config.srpt());
         this.silence = new SilenceRules(config);
         this.tickClock = new TickClock(config.tickNanos());
         this.ackScratch = new long[PacketEncoder.maxAckIds(config.maxUdpPayload())];
