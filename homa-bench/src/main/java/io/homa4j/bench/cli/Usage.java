@@ -18,6 +18,7 @@ public final class Usage {
             "           [--protocols homa,tcp] [--mode child|in-process] [--warmup S] [--seed S]",
             "           [--max-outstanding 200] [--tcp-connections 8] [--rtt-us N] [--homa-link-mbps N]",
             "           Homa then TCP on loopback; writes DIR/results.csv, DIR/rtt.svg and prints the table",
+            io.homa4j.bench.simulate.SimulateCommand.USAGE,
             "  jmh      [JMH options]   runs the JMH benchmarks (RttBenchmark, MixedLoadBenchmark); -h lists options");
 
     private Usage() {

@@ -23,6 +23,15 @@ public final class RttPlot {
     }
 
     public static String render(ResultSet results, String title) {
+        return render(results, title, "Round-trip time (\u00b5s, log scale)", 4);
+    }
+
+    /**
+     * The same plot for any positive quantity the histograms hold in thousandths of the plotted unit (as RTTs are
+     * held in nanoseconds and plotted in microseconds), e.g. slowdown: {@code yAxisLabel} names it, and the y axis
+     * reaches at least {@code 10^minTopDecade}.
+     */
+    public static String render(ResultSet results, String title, String yAxisLabel, int minTopDecade) {
         List<Integer> bounds = results.bucketBounds();
         double[] left = new double[bounds.size()];
         double[] right = new double[bounds.size()];
@@ -46,7 +55,7 @@ public final class RttPlot {
             }
         }
         int lowDecade = Double.isInfinite(minUs) ? 1 : Math.min(1, (int) Math.floor(Math.log10(minUs)));
-        int highDecade = maxUs == 0 ? 4 : Math.max(4, (int) Math.ceil(Math.log10(maxUs)));
+        int highDecade = maxUs == 0 ? minTopDecade : Math.max(minTopDecade, (int) Math.ceil(Math.log10(maxUs)));
         if (highDecade <= lowDecade) {
             highDecade = lowDecade + 1;
         }
@@ -95,7 +104,7 @@ public final class RttPlot {
                 escape("Message length (bytes, bucket upper bounds), placed by cumulative fraction of messages")));
         svg.append(String.format(Locale.ROOT, "<text x=\"22\" y=\"%d\" text-anchor=\"middle\""
                 + " transform=\"rotate(-90 22 %d)\">%s</text>%n", (TOP + HEIGHT - BOTTOM) / 2,
-                (TOP + HEIGHT - BOTTOM) / 2, escape("Round-trip time (\u00b5s, log scale)")));
+                (TOP + HEIGHT - BOTTOM) / 2, escape(yAxisLabel)));
 
         List<String> legend = new ArrayList<>();
         List<String> protocols = results.protocols();
