@@ -161,7 +161,8 @@ public final class SimulateCommand {
                 plan.workload(), plan.load() * 100, plan.basis().id(), plan.rack().hosts(), plan.rack().linkGbps(),
                 plan.setup().describe());
         Files.writeString(dir.resolve("slowdown.svg"),
-                RttPlot.render(slowdowns, title, "Slowdown (RTT / unloaded RTT, log scale)", 2),
+                RttPlot.render(slowdowns, title, "Slowdown (RTT / unloaded RTT, log scale)", 2,
+                        decade -> decade >= 0 ? Long.toString((long) Math.pow(10, decade)) : Double.toString(Math.pow(10, decade))),
                 StandardCharsets.UTF_8);
 
         List<String> report = new ArrayList<>(header);
