@@ -39,10 +39,24 @@ ping_probe() {   # tos count -> "ping tos=.. count=.. lost=.. p50_us=.. p90_us=.
         t[int(k * 0.5) + 1], t[int(k * 0.9) + 1], t[int(k * 0.99) + 1], t[k] }' <<<"$times"
 }
 
+echo "check machine $(nproc) cores, $(uptime | sed 's/.*load average/load average/')"
+# samples the level-0 backlog of switch port p2 every 0.1 s into a file, until killed
+sample_backlog() {
+  while :; do
+    tc -n "$PREFIX-sw" -s class show dev p2 classid 1:10 | awk '/backlog/ { sub("p$", "", $3); print $3 }'
+    sleep 0.1
+  done >"$1"
+}
+backlog_summary() {
+  awk '{ n++; sum += $1; if ($1 > max) max = $1; if ($1 > 0) busy++ }
+    END { printf "p2-level0-backlog samples=%d mean_pkts=%.0f max_pkts=%d nonempty=%.0f%%", n, sum / (n ? n : 1), max,
+          100 * busy / (n ? n : 1) }' "$1"
+}
+
 probe_count=$((SECONDS_PER_STEP * 1000 / 2 * 2 / 3))   # 2 ms apart, two thirds of the step
 
 # 1. unloaded RTT
-on 2 python3 "$tool" udp-echo --port 9000 --duration $((SECONDS_PER_STEP * 4 + 10)) --reflect-tos >/dev/null &
+on 2 python3 "$tool" udp-echo --port 9000 --duration 600 --reflect-tos >/dev/null &
 started+=($!)
 wait_listening 2 udp 9000 || { echo "check.sh: udp echo did not start" >&2; exit 1; }
 echo "check unloaded-rtt $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count")"
@@ -60,20 +74,38 @@ echo "check single-flow $(cat "$sink_out")"
 
 # 3. priority bypass under incast into p2
 if ((HOSTS >= 3)); then
-  on 2 python3 "$tool" tcp-sink --port 9002 --duration $((SECONDS_PER_STEP * 4 + 6)) >"$sink_out" &
+  on 2 python3 "$tool" tcp-sink --port 9002 --duration $((SECONDS_PER_STEP * 2 + 8)) >"$sink_out" &
   sink=$!
   wait_listening 2 tcp 9002 || { echo "check.sh: tcp sink did not start" >&2; exit 1; }
   senders=3
   ((HOSTS >= 4)) && senders=4
   for ((i = 3; i <= senders; i++)); do
-    on "$i" python3 "$tool" tcp-blast --to 198.18.0.2:9002 --duration $((SECONDS_PER_STEP * 4 + 4)) >/dev/null &
+    on "$i" python3 "$tool" tcp-blast --to 198.18.0.2:9002 --duration $((SECONDS_PER_STEP * 2 + 6)) >/dev/null &
     started+=($!)
   done
   sleep 2   # let cubic fill the port's level-0 queue
-  echo "check loaded-marked $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count")"
-  echo "check loaded-unmarked $(on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0 --count "$probe_count")"
-  echo "check loaded-marked-icmp $(ping_probe 0xe0 "$probe_count")"
-  echo "check loaded-unmarked-icmp $(ping_probe 0 "$probe_count")"
+  # marked and unmarked probes run at the same time, so both see the same queue
+  marked_out=$(mktemp) unmarked_out=$(mktemp) backlog_out=$(mktemp)
+  sample_backlog "$backlog_out" &
+  sampler=$!
+  started+=($sampler)
+  on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count" >"$marked_out" &
+  marked=$!
+  on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0 --count "$probe_count" >"$unmarked_out"
+  wait "$marked"
+  echo "check loaded-marked $(cat "$marked_out")"
+  echo "check loaded-unmarked $(cat "$unmarked_out")"
+  if command -v ping >/dev/null; then
+    ping_probe 0xe0 "$probe_count" >"$marked_out" &
+    marked=$!
+    ping_probe 0 "$probe_count" >"$unmarked_out"
+    wait "$marked"
+    echo "check loaded-marked-icmp $(cat "$marked_out")"
+    echo "check loaded-unmarked-icmp $(cat "$unmarked_out")"
+  fi
+  stop_helpers "$sampler"
+  echo "check loaded-queue $(backlog_summary "$backlog_out")"
+  rm -f "$marked_out" "$unmarked_out" "$backlog_out"
   wait "$sink"
   echo "check incast-bulk $(cat "$sink_out") senders=$((senders - 2))"
 fi

@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 HOSTS=4
-LINK_MBPS=200
+LINK_MBPS=100
 WORKLOAD=w4
 LOAD=0.8
 DURATION=30
@@ -32,6 +32,8 @@ SEED=1
 TCP_CONNECTIONS=""
 MAX_OUTSTANDING=""
 PORT=4500
+CLIENTS=""        # clients run in hosts 1..CLIENTS (default: every host)
+LOAD_MBPS=""      # request bits per client; overrides --load
 PREFIX=${NETLAB_PREFIX:-homa-lab}
 JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms64m -Xmx512m -XX:+UseSerialGC -XX:CICompilerCount=2"}
 CLIENT_TIMEOUT_EXTRA=90    # seconds past warmup + duration before a client counts as hung
@@ -41,6 +43,10 @@ usage() {
 usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0.8] [--duration S] [--out DIR]
                   [--max-message B] [--rtt-us N|auto] [--protocols homa,tcp] [--buffer-pkts N] [--warmup S]
                   [--seed S] [--tcp-connections N] [--max-outstanding N] [--jar PATH] [--prefix homa-...]
+                  [--clients N] [--load-mbps M]
+  --clients N: clients only in hosts 1..N (servers in every host); --load-mbps M: each client's request
+  bits per second, instead of the rate derived from --load (load x link / 2, for all-to-all echo traffic)
+  single long-message flow: --hosts 2 --clients 1 --workload 1000000 --load-mbps <just under the link>
   defaults: --hosts $HOSTS --link-mbps $LINK_MBPS --workload $WORKLOAD --load $LOAD --duration $DURATION
             --out $OUT --max-message $MAX_MESSAGE --rtt-us $RTT_US (measured) --protocols $PROTOCOLS
   JVM options: NETLAB_JAVA_OPTS (default: $JAVA_OPTS)
@@ -67,6 +73,8 @@ while (($#)); do
     --tcp-connections) TCP_CONNECTIONS=${2:?}; shift 2 ;;
     --max-outstanding) MAX_OUTSTANDING=${2:?}; shift 2 ;;
     --jar) JAR=${2:?}; shift 2 ;;
+    --clients) CLIENTS=${2:?}; shift 2 ;;
+    --load-mbps) LOAD_MBPS=${2:?}; shift 2 ;;
     --prefix) PREFIX=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) echo "compare.sh: unknown option '$1'" >&2; usage ;;
@@ -77,6 +85,9 @@ done
 [[ "$LINK_MBPS" =~ ^[0-9]+$ ]] || die "--link-mbps must be a whole number"
 [[ "$DURATION" =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--duration must be seconds"
 [[ "$LOAD" =~ ^[0-9]*[.]?[0-9]+$ ]] || die "--load must be a fraction like 0.8"
+CLIENTS=${CLIENTS:-$HOSTS}
+[[ "$CLIENTS" =~ ^[0-9]+$ ]] && ((CLIENTS >= 1 && CLIENTS <= HOSTS)) || die "--clients must be 1..--hosts"
+[[ -z "$LOAD_MBPS" || "$LOAD_MBPS" =~ ^[0-9]*[.]?[0-9]+$ ]] || die "--load-mbps must be a number"
 [[ "$RTT_US" == auto || "$RTT_US" =~ ^[0-9]+$ ]] || die "--rtt-us must be a number or auto"
 ((EUID == 0)) || die "must run as root (the rack is made of network namespaces)"
 command -v java >/dev/null || die "java is missing"
@@ -149,18 +160,23 @@ if [[ "$RTT_US" == auto ]]; then
   RTT_US=$(sed -n 's/.* p50_us=\([0-9]*\).*/\1/p' <<<"$rtt_line")
   [[ -n "$RTT_US" ]] || die "could not measure the rack's RTT"
 fi
-request_mbps=$(awk -v l="$LOAD" -v r="$LINK_MBPS" 'BEGIN { printf "%.3f", l * r / 2 }')
+if [[ -n "$LOAD_MBPS" ]]; then
+  request_mbps=$LOAD_MBPS
+else
+  request_mbps=$(awk -v l="$LOAD" -v r="$LINK_MBPS" 'BEGIN { printf "%.3f", l * r / 2 }')
+fi
 log "rack: $HOSTS hosts, link $LINK_MBPS Mbit/s, switch buffers $BUFFER_PKTS pkts per level per port;" \
   "bench: --link-mbps $LINK_MBPS --rtt-us $RTT_US; workload $WORKLOAD (max $MAX_MESSAGE B) at load $LOAD" \
-  "= $request_mbps Mbit/s of requests per client, warmup $WARMUP s + $DURATION s"
+  "= $request_mbps Mbit/s of requests per client ($CLIENTS clients), warmup $WARMUP s + $DURATION s"
 {
   echo "hosts=$HOSTS link_mbps=$LINK_MBPS buffer_pkts=$BUFFER_PKTS rtt_us=$RTT_US workload=$WORKLOAD"
-  echo "max_message=$MAX_MESSAGE load=$LOAD request_mbps_per_client=$request_mbps duration=$DURATION warmup=$WARMUP"
+  echo "max_message=$MAX_MESSAGE load=$LOAD clients=$CLIENTS request_mbps_per_client=$request_mbps duration=$DURATION warmup=$WARMUP"
   echo "java_opts=$JAVA_OPTS"
 } >"$OUT/rack.txt"
-echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,rack_jvm_cpu_seconds,rack_jvm_pct,window_seconds" \
+echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,rack_jvm_cpu_seconds,rack_jvm_pct,outside_rack_pct,window_seconds" \
   >"$OUT/cpu.csv"
 
+echo "protocol,host,sent,completed,failed,unfinished,achieved_mbps" >"$OUT/clients.csv"
 extra_client_args=(--progress none --spin-us 0 --warmup "$WARMUP")
 [[ -n "$TCP_CONNECTIONS" ]] && extra_client_args+=(--tcp-connections "$TCP_CONNECTIONS")
 [[ -n "$MAX_OUTSTANDING" ]] && extra_client_args+=(--max-outstanding "$MAX_OUTSTANDING")
@@ -192,10 +208,10 @@ run_protocol() {
       sleep 0.2
     done
   done
-  log "$protocol: $HOSTS servers ready; starting $HOSTS clients"
+  log "$protocol: $HOSTS servers ready; starting $CLIENTS clients"
   local started_at client_pids=()
   started_at=$SECONDS
-  for ((i = 1; i <= HOSTS; i++)); do
+  for ((i = 1; i <= CLIENTS; i++)); do
     servers=""
     for ((j = 1; j <= HOSTS; j++)); do
       ((j == i)) || servers+="${servers:+,}$(addr "$j"):$PORT"
@@ -211,7 +227,7 @@ run_protocol() {
   done
   # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
   # the drain), machine-wide and for the rack's JVMs
-  local limit alive pid status measure_from measure_to
+  local limit alive pid status measure_from measure_to summary
   local cpu_before="" cpu_after="" jvm_before=0 jvm_after=0 window_start=0 window_end=0
   limit=$(awk -v w="$WARMUP" -v d="$DURATION" -v e="$CLIENT_TIMEOUT_EXTRA" 'BEGIN { printf "%d", w + d + e }')
   measure_from=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
@@ -238,7 +254,7 @@ run_protocol() {
   done
   [[ -n "$cpu_after" ]] || { cpu_after=$(cpu_sample); window_end=$SECONDS; }
   local jvm_ticks=$((jvm_after - jvm_before)) wall=$((window_end - window_start))
-  for ((i = 1; i <= HOSTS; i++)); do
+  for ((i = 1; i <= CLIENTS; i++)); do
     pid=${client_pids[i - 1]}
     kill -TERM "$pid" 2>/dev/null || true
     status=0
@@ -247,18 +263,34 @@ run_protocol() {
       log "$protocol: client h$i exited with $status: $(tail -3 "$dir/client-h$i.err" | tr '\n' ' ')"
       failed=1
     fi
-    log "$protocol h$i: $(tail -1 "$dir/client-h$i.out" 2>/dev/null)"
+    summary=$(grep 'requests sent=' "$dir/client-h$i.out" 2>/dev/null | tail -1)
+    log "$protocol h$i: $summary"
+    awk -v p="$protocol" -v h="h$i" '{
+        for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+        printf "%s,%s,%s,%s,%s,%s,%s\n", p, h, v["sent"], v["completed"], v["failed"], v["unfinished"], v["achieved"]
+      }' <<<"${summary/requests sent=/sent=}" >>"$OUT/clients.csv"
     [[ -f "$dir/client-h$i/histograms.csv" ]] && client_dirs+=("$dir/client-h$i")
   done
   netlab status >"$dir/switch.txt" 2>&1 || true
+  # per-host kernel counters: UDP receive-buffer overflows explain Homa losses the switch did not cause
+  local udp_summary=""
+  for ((i = 1; i <= HOSTS; i++)); do
+    on "$i" cat /proc/net/snmp >"$dir/snmp-h$i.txt" 2>/dev/null || true
+    udp_summary+=$(awk -v h="h$i" '$1 == "Udp:" && $2 ~ /^[0-9]/ {
+      printf " %s: in %s, rcvbuf-errors %s, sndbuf-errors %s;", h, $2, $6, $7 }' "$dir/snmp-h$i.txt")
+  done
+  log "$protocol: host UDP counters:$udp_summary"
   stop_jvms
   read -r busy user sys softirq steal <<<"$(cpu_report "$cpu_before" "$cpu_after")"
   local jvm_seconds jvm_pct
   jvm_seconds=$(awk -v t="$jvm_ticks" -v h="$ticks_per_second" 'BEGIN { printf "%.1f", t / h }')
   jvm_pct=$(awk -v s="$jvm_seconds" -v w="$wall" -v n="$(nproc)" 'BEGIN { printf "%.0f", (w > 0 ? 100 * s / (w * n) : 0) }')
-  echo "$protocol,$busy,$user,$sys,$softirq,$steal,$jvm_seconds,$jvm_pct,$wall" >>"$OUT/cpu.csv"
+  # what neither the rack's JVMs nor packet processing (softirq) used: other processes on a shared machine
+  local outside_pct=$((busy - softirq - jvm_pct))
+  ((outside_pct >= 0)) || outside_pct=0
+  echo "$protocol,$busy,$user,$sys,$softirq,$steal,$jvm_seconds,$jvm_pct,$outside_pct,$wall" >>"$OUT/cpu.csv"
   log "$protocol: CPU over the measured phase ($wall s, all cores = 100%): machine busy $busy% (user $user%, system" \
-    "$sys%, softirq $softirq%, steal $steal%); rack JVMs $jvm_seconds CPU-s ($jvm_pct%)"
+    "$sys%, softirq $softirq%, steal $steal%); rack JVMs $jvm_seconds CPU-s ($jvm_pct%); outside the rack ~$outside_pct%"
   log "$protocol: switch ports (level: sent/dropped/backlog): $(grep -E '^ +p[0-9]+:' "$dir/switch.txt" | tr -s ' ' | tr '\n' ';')"
 }
 
@@ -271,7 +303,13 @@ in_dirs=$(IFS=,; echo "${client_dirs[*]}")
 title="netlab: $HOSTS hosts, ${LINK_MBPS} Mbit/s links, $WORKLOAD (max $MAX_MESSAGE B), load $LOAD"
 java $JAVA_OPTS -jar "$JAR" merge --in "$in_dirs" --out "$OUT" --title "$title" | tee "$OUT/table.txt"
 echo
-echo "CPU (2 cores = 100%):"
+echo "Clients (requests; failed = typed error, unfinished = no answer by the end of the drain):"
+column -t -s, "$OUT/clients.csv" 2>/dev/null || cat "$OUT/clients.csv"
+awk -F, 'NR > 1 && ($5 + $6) > 0 { bad[$1] += $5 + $6 } END {
+  for (p in bad) printf "compare.sh: WARNING: %s: %d requests failed or did not finish; they are not in the RTT histograms\n", p, bad[p] }' \
+  "$OUT/clients.csv" | tee -a "$OUT/run.log" >&2
+echo
+echo "CPU (all cores = 100%):"
 column -t -s, "$OUT/cpu.csv" 2>/dev/null || cat "$OUT/cpu.csv"
-echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/cpu.csv, $OUT/run.log"
+echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/clients.csv, $OUT/cpu.csv, $OUT/run.log"
 exit "$failed"

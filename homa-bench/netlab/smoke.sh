@@ -5,8 +5,10 @@
 #   - the switch does not classify by DSCP (the marked probe must land in level 7, the unmarked in level 0)
 #   - a 2 s TCP flow is outside 50..105% of the link rate (the shaper is off or broken)
 #   - the bench jar exists (built by the CI's `mvn verify`) but a low-load compare.sh run does not produce
-#     results.csv rows for every protocol
+#     results.csv rows for every protocol (RPCs that failed are printed, not failed on: that is the protocol's
+#     result, not the scripts')
 #   - the rack is not completely gone afterwards
+# The compare.sh part (about 40 s: eight JVM starts) is skipped with NETLAB_SMOKE_RACK_ONLY=1.
 # Uses its own prefix (homa-smoke) so it never touches a developer's rack.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -82,7 +84,9 @@ else
 fi
 
 jar="$repo/homa-bench/target/homa-bench.jar"
-if [[ -f "$jar" ]] && command -v java >/dev/null; then
+if [[ -n "${NETLAB_SMOKE_RACK_ONLY:-}" ]]; then
+  echo "netlab smoke: NETLAB_SMOKE_RACK_ONLY set: rack checks only"
+elif [[ -f "$jar" ]] && command -v java >/dev/null; then
   out=$(mktemp -d)
   if timeout 240 "$here/compare.sh" --hosts 2 --link-mbps "$LINK_MBPS" --workload w4 --max-message 100000 \
       --load 0.1 --duration 3 --warmup 1 --out "$out" >"$out/compare.log" 2>&1; then
@@ -92,6 +96,9 @@ if [[ -f "$jar" ]] && command -v java >/dev/null; then
         || fail "compare.sh: no $protocol rows in results.csv"
     done
     [[ -s "$out/rtt.svg" ]] && pass "compare.sh wrote rtt.svg" || fail "compare.sh wrote no rtt.svg"
+    # failed RPCs are a result of the protocol, not of the scripts: shown, not failed on
+    awk -F, 'NR > 1 { printf "netlab smoke: %s %s: sent %s, completed %s, failed %s, unfinished %s\n", $1, $2, $3, $4, $5, $6 }' \
+      "$out/clients.csv"
   else
     fail "compare.sh exited non-zero; its log:"
     tail -20 "$out/compare.log"

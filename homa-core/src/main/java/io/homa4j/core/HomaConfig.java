@@ -35,6 +35,7 @@ public final class HomaConfig {
     private final long maxBufferedBytesPerPeer;
     private final long maxBufferedBytesTotal;
     private final boolean retryOnServerStateLoss;
+    private final boolean srpt;
 
     private HomaConfig(Builder b) {
         this.linkMbps = positive(b.linkMbps, "linkMbps");
@@ -87,6 +88,7 @@ public final class HomaConfig {
         this.maxBufferedBytesPerPeer = positive(b.maxBufferedBytesPerPeer, "maxBufferedBytesPerPeer");
         this.maxBufferedBytesTotal = positive(b.maxBufferedBytesTotal, "maxBufferedBytesTotal");
         this.retryOnServerStateLoss = b.retryOnServerStateLoss;
+        this.srpt = b.srpt;
     }
 
     public static Builder builder() {
@@ -121,6 +123,7 @@ public final class HomaConfig {
         b.maxBufferedBytesPerPeer = maxBufferedBytesPerPeer;
         b.maxBufferedBytesTotal = maxBufferedBytesTotal;
         b.retryOnServerStateLoss = retryOnServerStateLoss;
+        b.srpt = srpt;
         return b;
     }
 
@@ -206,6 +209,12 @@ public final class HomaConfig {
      */
     public boolean retryOnServerStateLoss() { return retryOnServerStateLoss; }
 
+    /**
+     * Whether the sender and the grant scheduler order messages by fewest remaining bytes (SRPT, the default);
+     * false orders both oldest first (FIFO), an ablation that shows what SRPT contributes.
+     */
+    public boolean srpt() { return srpt; }
+
     @Override
     public String toString() {
         return "HomaConfig{linkMbps=" + linkMbps + ", rttMicros=" + rttMicros + ", mtu=" + mtu
@@ -260,6 +269,7 @@ public final class HomaConfig {
         private long maxBufferedBytesPerPeer = 256L << 20;
         private long maxBufferedBytesTotal = 1L << 30;
         private boolean retryOnServerStateLoss = true;
+        private boolean srpt = true;
 
         private Builder() {
         }
@@ -288,6 +298,8 @@ public final class HomaConfig {
         public Builder maxBufferedBytesPerPeer(long v) { maxBufferedBytesPerPeer = v; return this; }
         public Builder maxBufferedBytesTotal(long v) { maxBufferedBytesTotal = v; return this; }
         public Builder retryOnServerStateLoss(boolean v) { retryOnServerStateLoss = v; return this; }
+        /** SRPT ordering on the sender and in grants (default true); false: oldest message first. */
+        public Builder srpt(boolean v) { srpt = v; return this; }
 
         public HomaConfig build() {
             return new HomaConfig(this);

@@ -149,7 +149,7 @@ public final class HomaEngine {
         this.grants = new GrantScheduler(config.maxOvercommit(), config.maxIncomingBytes(),
                 config.fifoGrantFraction(), maxPayload, fifoIncrement,
                 new ScheduledPriorities(Math.min(ownCutoffs.highestScheduledLevel(), config.priorityLevels() - 1)),
-                metrics);
+                metrics, config.srpt());
         this.silence = new SilenceRules(config);
         this.stateLossGraceNanos = config.rttMicros() * 500L;
         this.tickClock = new TickClock(config.tickNanos());

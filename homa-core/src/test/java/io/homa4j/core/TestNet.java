@@ -61,8 +61,12 @@ final class TestNet implements AutoCloseable {
     }
 
     Node node(String name, HomaConfig config) {
+        return node(name, config, io.netty.buffer.ByteBufAllocator.DEFAULT);
+    }
+
+    Node node(String name, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator) {
         InetSocketAddress address = new InetSocketAddress("198.18.0." + (nodes.size() + 1), 4000);
-        Node n = new Node(this, name, address, config);
+        Node n = new Node(this, name, address, config, allocator);
         nodes.put(address, n);
         return n;
     }
@@ -70,7 +74,7 @@ final class TestNet implements AutoCloseable {
     /** Replaces a node's engine with a fresh one (the host "restarted" and lost all state). */
     void restart(Node n) {
         n.engine.close(now);
-        n.engine = new HomaEngine(n.config, n, n, now);
+        n.engine = new HomaEngine(n.config, n, n, n.allocator, now);
     }
 
     void send(Node from, InetSocketAddress to, int priority, ByteBuf packet) {
@@ -255,12 +259,16 @@ final class TestNet implements AutoCloseable {
         final Map<Long, ByteBuf> heldRequests = new LinkedHashMap<>();
         Handler handler = (h, c, req) -> req; // echo
 
-        Node(TestNet net, String name, InetSocketAddress address, HomaConfig config) {
+        final io.netty.buffer.ByteBufAllocator allocator;
+
+        Node(TestNet net, String name, InetSocketAddress address, HomaConfig config,
+             io.netty.buffer.ByteBufAllocator allocator) {
             this.net = net;
             this.name = name;
             this.address = address;
             this.config = config;
-            this.engine = new HomaEngine(config, this, this, net.now);
+            this.allocator = allocator;
+            this.engine = new HomaEngine(config, this, this, allocator, net.now);
         }
 
         long call(Node server, ByteBuf request) {

@@ -42,7 +42,20 @@ final class ClientCommand implements Command {
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
         Plan plan = plan(Args.parse("client", argv, OPTIONS));
         RunStats stats = execute(plan, out, err);
-        return stats.completed() > 0 && stats.failed() == 0 ? Cli.OK : Cli.FAILED;
+        return succeeded(stats, err) ? Cli.OK : Cli.FAILED;
+    }
+
+    /**
+     * A run that completed calls succeeded: failed and unfinished calls are results (in the summary line, with a
+     * warning here), not a reason to throw the measurements away. A run that completed nothing failed.
+     */
+    static boolean succeeded(RunStats stats, PrintStream err) {
+        if (stats.failed() > 0 || stats.unfinished() > 0) {
+            err.println(String.format(Locale.ROOT, "WARNING %s: %d of %d calls failed and %d did not finish; their"
+                    + " RTTs are not in the histograms", stats.protocol(), stats.failed(), stats.sent(),
+                    stats.unfinished()));
+        }
+        return stats.completed() > 0;
     }
 
     static Protocol protocol(Args args) throws UsageException {
@@ -113,6 +126,9 @@ final class ClientCommand implements Command {
                     1e9 / plan.driver().meanGapNanos(), recorder.buckets().count(), recorder.buckets()));
             driver = new OpenLoopDriver(plan.driver(), client, recorder, progress(plan, err));
             stats = driver.run(plan.protocol().id());
+            if (!client.statistics().isEmpty()) {
+                err.println(client.statistics());
+            }
         }
         if (!"none".equals(plan.progress()) && mode(plan).equals("cr")) {
             err.println();

@@ -88,7 +88,9 @@ final class CompareCommand implements Command {
                         + " per protocol, mode %s, out %s", workload, loadMbps, load * 100, linkMbps, trim(duration),
                 trim(warmup), mode, outDir));
 
+        String loadAverage = loadAverage();
         ResultSet results = new ResultSet();
+        List<String> summaries = new ArrayList<>();
         List<String> dirs = new ArrayList<>();
         for (int i = 0; i < protocols.size(); i++) {
             Protocol protocol = protocols.get(i);
@@ -107,17 +109,20 @@ final class CompareCommand implements Command {
                     "--max-message", Integer.toString(maxMessage));
             out.println(String.format(Locale.ROOT, "compare: [%d/%d] %s", i + 1, protocols.size(), protocol.id()));
             out.flush();
-            boolean ok = mode.equals("child")
-                    ? runChildren(serverArgs, clientArgs, out, err)
+            String summary = mode.equals("child")
+                    ? runChildren(protocol, serverArgs, clientArgs, out, err)
                     : runInProcess(protocol, serverArgs, clientArgs, out, err);
-            if (!ok) {
+            if (summary == null) {
                 err.println("compare: the " + protocol.id() + " run failed; see above");
                 return Cli.FAILED;
             }
+            summaries.add(summary);
             results.addAll(HistogramsCsv.read(dir.resolve(HistogramsCsv.FILE_NAME)));
         }
         out.println();
         MergeCommand.write(results, outDir, title, out);
+        summaries.forEach(out::println);
+        out.println("load average before / after: " + loadAverage + " / " + loadAverage());
         return Cli.OK;
     }
 
@@ -125,8 +130,19 @@ final class CompareCommand implements Command {
         return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
-    private static boolean runInProcess(Protocol protocol, List<String> serverArgs, List<String> clientArgs,
-                                        PrintStream out, PrintStream err) throws Exception {
+    /** The 1, 5 and 15 minute load averages: benchmarks on a shared machine should say how busy it was. */
+    static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    /** Runs server and client in this JVM; returns the client's summary line, or null when the run failed. */
+    private static String runInProcess(Protocol protocol, List<String> serverArgs, List<String> clientArgs,
+                                       PrintStream out, PrintStream err) throws Exception {
         int maxMessage = Integer.parseInt(serverArgs.get(serverArgs.indexOf("--max-message") + 1));
         int link = Integer.parseInt(serverArgs.get(serverArgs.indexOf("--link-mbps") + 1));
         int rtt = Integer.parseInt(serverArgs.get(serverArgs.indexOf("--rtt-us") + 1));
@@ -140,7 +156,10 @@ final class CompareCommand implements Command {
                     "--progress", System.console() != null ? "cr" : "lines"));
             ClientCommand.Plan plan = ClientCommand.plan(Args.parse("client", args, clientOptionNames()));
             RunStats stats = ClientCommand.execute(plan, out, err);
-            return stats.completed() > 0 && stats.failed() == 0;
+            if (!server.statistics().isEmpty()) {
+                err.println(server.statistics());
+            }
+            return ClientCommand.succeeded(stats, err) ? stats.summaryLine() : null;
         }
     }
 
@@ -149,44 +168,76 @@ final class CompareCommand implements Command {
                 "rtt-us", "max-outstanding", "seed", "warmup", "drain", "tcp-connections", "progress");
     }
 
-    private static boolean runChildren(List<String> serverArgs, List<String> clientArgs, PrintStream out,
-                                       PrintStream err) throws Exception {
+    /**
+     * Runs a server JVM and a client JVM; returns the client's summary line, or null when the run failed (the
+     * reason is on {@code err}).
+     */
+    private static String runChildren(Protocol protocol, List<String> serverArgs, List<String> clientArgs,
+                                      PrintStream out, PrintStream err) throws Exception {
         Process server = start(command("server", serverArgs));
+        Thread serverErr = null;
         try {
             CompletableFuture<String> ready = new CompletableFuture<>();
             Thread serverOut = new Thread(() -> readServerOutput(server.getInputStream(), ready, err), "server-out");
             serverOut.setDaemon(true);
             serverOut.start();
-            forward(server.getErrorStream(), err, "server-err");
+            serverErr = forward(server.getErrorStream(), err, "server-err");
             String address;
             try {
                 address = ready.get(SERVER_START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             } catch (java.util.concurrent.TimeoutException e) {
                 err.println("compare: the server did not report its address within " + SERVER_START_TIMEOUT_SECONDS
                         + " s");
-                return false;
+                return null;
             } catch (java.util.concurrent.ExecutionException e) {
                 err.println("compare: the server exited before listening (exit " + server.waitFor() + ")");
-                return false;
+                return null;
             }
             List<String> args = new ArrayList<>(clientArgs);
             args.addAll(List.of("--servers", address, "--progress", System.console() != null ? "cr" : "lines"));
             Process client = start(command("client", args));
-            Thread a = forward(client.getInputStream(), out, "client-out");
+            CompletableFuture<String> summary = new CompletableFuture<>();
+            String summaryPrefix = protocol.id() + ": requests sent=";
+            Thread a = new Thread(() -> {
+                try (BufferedReader reader = new BufferedReader(new InputStreamReader(client.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = reader.readLine()) != null) {
+                        if (line.startsWith(summaryPrefix)) {
+                            summary.complete(line);
+                        }
+                        synchronized (out) {
+                            out.println(line);
+                        }
+                    }
+                } catch (IOException e) {
+                    // the client went away; its exit code tells
+                }
+            }, "client-out");
+            a.setDaemon(true);
+            a.start();
             Thread b = forward(client.getErrorStream(), err, "client-err");
             int code = client.waitFor();
             a.join(5_000);
             b.join(5_000);
             if (code != 0) {
                 err.println("compare: client exited with " + code);
-                return false;
+                return null;
             }
-            return true;
+            return summary.getNow("(no summary line from the " + protocol.id() + " client)");
         } finally {
-            server.destroy(); // SIGTERM: the server closes its endpoint and exits 0
+            // SIGTERM: the server closes its endpoint and exits 0. (Process.destroy would also close our ends of the
+            // child's pipes and lose its last lines; ProcessHandle.destroy only signals.)
+            server.toHandle().destroy();
             if (!server.waitFor(10, TimeUnit.SECONDS)) {
                 server.destroyForcibly();
                 server.waitFor(10, TimeUnit.SECONDS);
+            }
+            if (serverErr != null) {
+                serverErr.join(5_000);
+            }
+            if (!server.isAlive() && server.exitValue() != 0) {
+                err.println("compare: server exited with " + server.exitValue());
             }
         }
     }

@@ -40,6 +40,9 @@ final class ServerCommand implements Command {
             out.flush();
             err.println(server.describe());
             stop.await();
+            if (!server.statistics().isEmpty()) {
+                err.println(server.statistics());
+            }
         }
         err.println("homa-bench server: stopped");
         return Cli.OK;

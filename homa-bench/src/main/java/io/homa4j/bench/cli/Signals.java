@@ -2,19 +2,25 @@ package io.homa4j.bench.cli;
 
 /**
  * SIGTERM and SIGINT as a callback, so the server closes its endpoint and exits 0 (a plain JVM exits 143 on
- * SIGTERM). Uses {@code sun.misc.Signal} (module jdk.unsupported), falling back to a shutdown hook.
+ * SIGTERM). Uses {@code sun.misc.Signal} (module jdk.unsupported). A signal the JVM may not take over (SIGINT is
+ * ignored in background jobs of a non-interactive shell) is left alone; if neither can be taken, a shutdown hook
+ * runs the callback instead.
  */
 final class Signals {
     private Signals() {
     }
 
-    @SuppressWarnings("removal")
     static void onTerminate(Runnable action) {
-        try {
-            for (String name : new String[] {"TERM", "INT"}) {
+        int handled = 0;
+        for (String name : new String[] {"TERM", "INT"}) {
+            try {
                 sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> action.run());
+                handled++;
+            } catch (Throwable unavailable) {
+                // this signal stays with the JVM's default handling
             }
-        } catch (Throwable unavailable) {
+        }
+        if (handled == 0) {
             Runtime.getRuntime().addShutdownHook(new Thread(action, "homa-bench-stop"));
         }
     }

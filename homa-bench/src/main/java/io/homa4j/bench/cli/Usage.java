@@ -9,15 +9,16 @@ public final class Usage {
             "  client   --protocol homa|tcp --servers host:port,... --workload w1..w5|SIZE --load-mbps M",
             "           --duration S --max-message B --out DIR [--bind ADDR] [--link-mbps N] [--rtt-us N]",
             "           [--max-outstanding 200] [--max-waiting N] [--seed S] [--warmup S] [--drain S]",
-            "           [--tcp-connections 8] [--progress auto|cr|lines|none]",
+            "           [--tcp-connections 32] [--progress auto|cr|lines|none]",
             "           open-loop Poisson client; writes DIR/results.csv and DIR/histograms.csv",
             "  merge    --in DIR1,DIR2,... --out DIR [--title T]",
             "           merges histograms.csv files into DIR/results.csv, DIR/histograms.csv, DIR/rtt.svg",
             "  compare  [--workload w4] [--load 0.8] [--link-mbps " + CompareCommand.DEFAULT_LINK_MBPS + "]"
                     + " [--duration S] [--max-message 1000000] [--out results/compare]",
             "           [--protocols homa,tcp] [--mode child|in-process] [--warmup S] [--seed S]",
-            "           [--max-outstanding 200] [--tcp-connections 8] [--rtt-us N] [--homa-link-mbps N]",
+            "           [--max-outstanding 200] [--tcp-connections 32] [--rtt-us N] [--homa-link-mbps N]",
             "           Homa then TCP on loopback; writes DIR/results.csv, DIR/rtt.svg and prints the table",
+            io.homa4j.bench.simulate.SimulateCommand.USAGE,
             "  jmh      [JMH options]   runs the JMH benchmarks (RttBenchmark, MixedLoadBenchmark); -h lists options");
 
     private Usage() {

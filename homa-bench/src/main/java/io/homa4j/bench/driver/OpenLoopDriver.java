@@ -56,8 +56,7 @@ public final class OpenLoopDriver {
     /** Runs warm-up, measurement and drain on the calling thread; returns the counts. */
     public RunStats run(String protocol) {
         SplittableRandom random = new SplittableRandom(config.seed());
-        ByteBuf payload = Unpooled.directBuffer(config.workload().maxMessage() == Integer.MAX_VALUE
-                ? 1 : config.workload().maxMessage());
+        ByteBuf payload = Unpooled.directBuffer(config.workload().quantile(1.0));
         payload.writerIndex(payload.capacity());
         for (int i = 0; i < payload.capacity(); i += 64) {
             payload.setByte(i, i >>> 6);
@@ -104,15 +103,20 @@ public final class OpenLoopDriver {
                     progress.update(Math.min(now - start, total), total, sent, completed.sum(), outstanding.get());
                     nextProgress += TimeUnit.SECONDS.toNanos(1);
                 }
-                if (nextArrival >= end && waiting.isEmpty()) {
+                if (nextArrival >= end) {
                     break;
                 }
                 pause(waiting.isEmpty() ? nextArrival : Math.min(nextArrival, now + 1_000_000), !waiting.isEmpty());
             }
+            // No more arrivals: send what still waits as slots free up, and let outstanding calls finish.
             long drainUntil = System.nanoTime() + config.drainNanos();
-            while (outstanding.get() > 0 && System.nanoTime() < drainUntil) {
+            while ((outstanding.get() > 0 || !waiting.isEmpty()) && System.nanoTime() < drainUntil) {
+                while (!waiting.isEmpty() && outstanding.get() < config.maxOutstanding()) {
+                    send(waiting.poll(), payload, sendLag, System.nanoTime());
+                    sent++;
+                }
                 waitingDriver = Thread.currentThread();
-                if (outstanding.get() > 0) {
+                if (outstanding.get() > 0 && (waiting.isEmpty() || outstanding.get() >= config.maxOutstanding())) {
                     LockSupport.parkNanos(this, 1_000_000);
                 }
                 waitingDriver = null;
@@ -125,7 +129,7 @@ public final class OpenLoopDriver {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         return new RunStats(protocol, arrivals, sent, completed.sum(), failed.sum(), waited, skipped,
-                outstanding.get(), recorded.sum(), sendLag.getValueAtPercentile(50) / 1e3,
+                outstanding.get() + waiting.size(), recorded.sum(), sendLag.getValueAtPercentile(50) / 1e3,
                 sendLag.getValueAtPercentile(99) / 1e3, config.loadMbps(),
                 completedBytes.sum() * 8 / seconds / 1e6);
     }

@@ -13,9 +13,9 @@ import java.util.Optional;
 public final class RttPlot {
     private static final int WIDTH = 900;
     private static final int HEIGHT = 560;
-    private static final int LEFT = 90;
+    private static final int LEFT = 80;
     private static final int RIGHT = 30;
-    private static final int TOP = 50;
+    private static final int TOP = 72;
     private static final int BOTTOM = 95;
     private static final String[] COLORS = {"#1f5fbf", "#d62728", "#2ca02c", "#9467bd"};
 
@@ -23,6 +23,16 @@ public final class RttPlot {
     }
 
     public static String render(ResultSet results, String title) {
+        return render(results, title, "Round-trip time (log scale)", 4, RttPlot::decadeLabel);
+    }
+
+    /**
+     * The same plot for any positive quantity the histograms hold in thousandths of the plotted unit (as RTTs are
+     * held in nanoseconds and plotted in microseconds), e.g. slowdown: {@code yAxisLabel} names it, and the y axis
+     * reaches at least {@code 10^minTopDecade}; {@code decadeLabels} labels the y axis at each power of ten.
+     */
+    public static String render(ResultSet results, String title, String yAxisLabel, int minTopDecade,
+                                java.util.function.IntFunction<String> decadeLabels) {
         List<Integer> bounds = results.bucketBounds();
         double[] left = new double[bounds.size()];
         double[] right = new double[bounds.size()];
@@ -46,7 +56,7 @@ public final class RttPlot {
             }
         }
         int lowDecade = Double.isInfinite(minUs) ? 1 : Math.min(1, (int) Math.floor(Math.log10(minUs)));
-        int highDecade = maxUs == 0 ? 4 : Math.max(4, (int) Math.ceil(Math.log10(maxUs)));
+        int highDecade = maxUs == 0 ? minTopDecade : Math.max(minTopDecade, (int) Math.ceil(Math.log10(maxUs)));
         if (highDecade <= lowDecade) {
             highDecade = lowDecade + 1;
         }
@@ -67,7 +77,7 @@ public final class RttPlot {
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#bbb\""
                     + " stroke-width=\"1\"/>%n", LEFT, y, WIDTH - RIGHT, y));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
-                    LEFT - 8, y + 4, escape(decadeLabel(d))));
+                    LEFT - 8, y + 4, escape(decadeLabels.apply(d))));
             if (d < highDecade) {
                 for (int m : new int[] {2, 5}) {
                     double ym = frame.y(m * Math.pow(10, d));
@@ -82,10 +92,12 @@ public final class RttPlot {
             double x = frame.x(right[i]);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>%n",
                     x, HEIGHT - BOTTOM, x, HEIGHT - BOTTOM + 6));
-            if (x - lastLabelX >= 34) {
+            String label = lengthLabel(bounds.get(i));
+            double halfWidth = label.length() * 3.8; // about half the label's width at 13 px
+            if (x - halfWidth >= lastLabelX + 4) {
                 svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-                        x, HEIGHT - BOTTOM + 22, escape(lengthLabel(bounds.get(i)))));
-                lastLabelX = x;
+                        x, HEIGHT - BOTTOM + 22, escape(label)));
+                lastLabelX = x + halfWidth;
             }
         }
         svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
@@ -95,7 +107,7 @@ public final class RttPlot {
                 escape("Message length (bytes, bucket upper bounds), placed by cumulative fraction of messages")));
         svg.append(String.format(Locale.ROOT, "<text x=\"22\" y=\"%d\" text-anchor=\"middle\""
                 + " transform=\"rotate(-90 22 %d)\">%s</text>%n", (TOP + HEIGHT - BOTTOM) / 2,
-                (TOP + HEIGHT - BOTTOM) / 2, escape("Round-trip time (\u00b5s, log scale)")));
+                (TOP + HEIGHT - BOTTOM) / 2, escape(yAxisLabel)));
 
         List<String> legend = new ArrayList<>();
         List<String> protocols = results.protocols();
@@ -131,18 +143,17 @@ public final class RttPlot {
                 legend.add(protocol + (median ? " P50" : " P99") + "|" + color + "|" + (median ? "" : "7,4"));
             }
         }
-        int lx = LEFT + 14;
-        int ly = TOP + 12;
-        svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"130\" height=\"%d\" fill=\"white\""
-                + " fill-opacity=\"0.9\" stroke=\"#999\"/>%n", lx - 6, ly - 4, 20 * legend.size() + 8));
-        for (int i = 0; i < legend.size(); i++) {
-            String[] parts = legend.get(i).split("\\|", -1);
-            int y = ly + 10 + 20 * i;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\""
-                    + " stroke-width=\"2\"%s/>%n", lx, y, lx + 36, y, parts[1],
+        // legend: one row between the title and the plot, so it never hides a curve
+        double lx = LEFT;
+        int ly = TOP - 22;
+        for (String entry : legend) {
+            String[] parts = entry.split("\\|", -1);
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\""
+                    + " stroke-width=\"2\"%s/>%n", lx, ly, lx + 32, ly, parts[1],
                     parts[2].isEmpty() ? "" : " stroke-dasharray=\"" + parts[2] + "\""));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", lx + 44, y + 4,
+            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\">%s</text>%n", lx + 38, ly + 4,
                     escape(parts[0])));
+            lx += 38 + parts[0].length() * 7.5 + 26;
         }
         svg.append("</svg>\n");
         return svg.toString();
@@ -162,9 +173,15 @@ public final class RttPlot {
         return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
     }
 
-    private static String decadeLabel(int decade) {
-        return decade >= 0 ? String.format(Locale.ROOT, "%,d", (long) Math.pow(10, decade))
-                : String.format(Locale.ROOT, "%s", Math.pow(10, decade));
+    /** 10^decade microseconds as "10 \u00b5s", "1 ms", "10 s". */
+    static String decadeLabel(int decade) {
+        if (decade < 0) {
+            return String.format(Locale.ROOT, "%s \u00b5s", Math.pow(10, decade));
+        }
+        String[] units = {"\u00b5s", "ms", "s"};
+        int unit = Math.min(decade / 3, units.length - 1);
+        long value = (long) Math.pow(10, decade - 3 * unit);
+        return value + " " + units[unit];
     }
 
     static String escape(String s) {

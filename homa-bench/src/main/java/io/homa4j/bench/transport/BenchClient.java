@@ -21,6 +21,11 @@ public interface BenchClient extends AutoCloseable {
     /** One line about how the transport is set up (connections, congestion control, ...), for the logs. */
     String describe();
 
+    /** Transport counters worth a line in the logs after a run (datagrams, drops); empty when there are none. */
+    default String statistics() {
+        return "";
+    }
+
     /** Fails outstanding calls and releases every resource; idempotent. */
     @Override
     void close();

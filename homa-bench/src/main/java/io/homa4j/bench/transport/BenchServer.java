@@ -9,6 +9,11 @@ public interface BenchServer extends AutoCloseable {
     /** One line about how the server is set up, for the logs. */
     String describe();
 
+    /** Transport counters worth a line in the logs after a run (datagrams, drops); empty when there are none. */
+    default String statistics() {
+        return "";
+    }
+
     /** Stops serving and releases every resource; idempotent. */
     @Override
     void close();

@@ -46,6 +46,11 @@ public final class HomaTransport {
             }
 
             @Override
+            public String statistics() {
+                return "homa server transport: " + endpoint.transportStats();
+            }
+
+            @Override
             public void close() {
                 endpoint.close();
             }
@@ -77,6 +82,11 @@ public final class HomaTransport {
             @Override
             public int servers() {
                 return targets.length;
+            }
+
+            @Override
+            public String statistics() {
+                return "homa client transport: " + endpoint.transportStats();
             }
 
             @Override

@@ -48,7 +48,8 @@ public final class GrantScheduler {
     private final int fifoIncrement;
     private final ScheduledPriorities priorities;
     private final Metrics metrics;
-    private final TreeSet<IncomingMessage> active = new TreeSet<>(SRPT);
+    /** Grant order: SRPT, or oldest first without SRPT. */
+    private final TreeSet<IncomingMessage> active;
     private final TreeSet<IncomingMessage> activeByAge = new TreeSet<>(AGE);
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     private long outstanding;
@@ -60,6 +61,13 @@ public final class GrantScheduler {
      */
     public GrantScheduler(int maxOvercommit, long maxIncoming, double fifoFraction, int minGrantBytes,
                           int fifoIncrement, ScheduledPriorities priorities, Metrics metrics) {
+        this(maxOvercommit, maxIncoming, fifoFraction, minGrantBytes, fifoIncrement, priorities, metrics, true);
+    }
+
+    /** @param srpt rank by fewest unreceived bytes (true) or oldest first (false, an ablation) */
+    public GrantScheduler(int maxOvercommit, long maxIncoming, double fifoFraction, int minGrantBytes,
+                          int fifoIncrement, ScheduledPriorities priorities, Metrics metrics, boolean srpt) {
+        this.active = new TreeSet<>(srpt ? SRPT : AGE);
         this.maxOvercommit = maxOvercommit;
         this.maxIncoming = maxIncoming;
         this.fifoFraction = fifoFraction;

@@ -42,13 +42,15 @@ public final class Transmitter {
     private final int neverDeferBytes;
     private final int controlPriority;
     private final int fifoEvery;
-    private final TreeSet<OutgoingMessage> bySrpt = new TreeSet<>(SRPT);
+    /** Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. */
+    private final TreeSet<OutgoingMessage> bySrpt;
     private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(AGE);
     private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
     private long picks;
     private boolean sentSinceFlush;
 
     public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, long nowNanos) {
+        this.bySrpt = new TreeSet<>(config.srpt() ? SRPT : AGE);
         this.sink = sink;
         this.encoder = encoder;
         this.metrics = metrics;

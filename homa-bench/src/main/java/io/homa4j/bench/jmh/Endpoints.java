@@ -1,0 +1,61 @@
+package io.homa4j.bench.jmh;
+
+import io.homa4j.bench.transport.BenchClient;
+import io.homa4j.bench.transport.BenchServer;
+import io.homa4j.bench.transport.Protocol;
+import io.homa4j.bench.transport.TransportOptions;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An echo server and a client of one protocol on loopback, both in the benchmark's own JVM (the JMH fork), each
+ * with its one event-loop thread; plus a request buffer per size whose slices are sent.
+ */
+final class Endpoints implements AutoCloseable {
+    /** Homa paces and sizes its budgets for this link rate; loopback carries more, so it does not limit TCP. */
+    static final int LINK_MBPS = 10_000;
+    static final int MAX_MESSAGE = 1_000_000;
+    static final long CALL_TIMEOUT_SECONDS = 10;
+
+    private final BenchServer server;
+    private final BenchClient client;
+
+    Endpoints(Protocol protocol) {
+        TransportOptions options = TransportOptions.loopback(LINK_MBPS, MAX_MESSAGE);
+        this.server = protocol.startServer(options);
+        BenchClient c;
+        try {
+            c = protocol.connect(List.of(server.localAddress()), options);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        this.client = c;
+    }
+
+    static ByteBuf payload(int size) {
+        ByteBuf buf = Unpooled.directBuffer(size);
+        for (int i = 0; i < size; i++) {
+            buf.writeByte(i);
+        }
+        return buf;
+    }
+
+    /** One echo RPC of all of {@code payload}'s bytes; returns the response length. */
+    int call(ByteBuf payload) throws Exception {
+        int length = client.call(0, payload.retainedSlice()).get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        if (length != payload.readableBytes()) {
+            throw new IllegalStateException("echo returned " + length + " B for " + payload.readableBytes() + " B");
+        }
+        return length;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        server.close();
+    }
+}

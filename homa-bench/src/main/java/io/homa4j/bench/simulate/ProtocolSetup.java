@@ -1,0 +1,83 @@
+package io.homa4j.bench.simulate;
+
+import io.homa4j.core.HomaConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The engine configuration every simulated host runs: the protocol plus the ablation switches, mapped onto
+ * {@link HomaConfig}.
+ *
+ * @param protocol       Homa or the FIFO baseline
+ * @param priorityLevels {@code --priorities}: levels in use (1..8), or 0 for the protocol's default
+ * @param maxOvercommit  {@code --overcommit}: messages granted at once, or 0 for the default (8)
+ * @param srpt           false with {@code --no-srpt}: oldest-first order on senders and in grants
+ */
+public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOvercommit, boolean srpt) {
+    public ProtocolSetup {
+        if (priorityLevels < 0 || priorityLevels > 8) {
+            throw new IllegalArgumentException("priority levels must be in [1, 8]: " + priorityLevels);
+        }
+        if (maxOvercommit < 0) {
+            throw new IllegalArgumentException("overcommit must be positive: " + maxOvercommit);
+        }
+        if (protocol == SimProtocol.FIFO_BASELINE && (priorityLevels > 1 || maxOvercommit > 0 || !srpt)) {
+            throw new IllegalArgumentException("fifo-baseline has no priorities, grants or SRPT to ablate");
+        }
+    }
+
+    public static ProtocolSetup homa() {
+        return new ProtocolSetup(SimProtocol.HOMA, 0, 0, true);
+    }
+
+    public static ProtocolSetup fifoBaseline() {
+        return new ProtocolSetup(SimProtocol.FIFO_BASELINE, 0, 0, true);
+    }
+
+    /**
+     * The engine's configuration on {@code rack} for messages up to {@code maxMessage} bytes. Homa: the defaults
+     * with the link rate and the rack's full-packet RTT (so unscheduled bytes = one bandwidth-delay product), then
+     * the ablations. Baseline: one level, unscheduled bytes = the longest message (no grant is ever needed), FIFO.
+     */
+    public HomaConfig homaConfig(RackSpec rack, int maxMessage) {
+        int mtu = RackSpec.mtu();
+        HomaConfig.Builder b = HomaConfig.builder()
+                .linkMbps(Math.multiplyExact(rack.linkGbps(), 1_000))
+                .rttMicros(rack.fullPacketRttMicros(mtu))
+                .mtu(mtu)
+                .maxMessageBytes(Math.max(maxMessage, 1))
+                // the open-loop generator bounds outstanding calls itself; the engine's caps must not bind first
+                .maxOutstandingRpcs(100_000)
+                .maxServerRpcs(100_000);
+        if (protocol == SimProtocol.FIFO_BASELINE) {
+            return b.priorityLevels(1)
+                    .unscheduledBytes(Math.max(maxMessage, 1))
+                    .srpt(false)
+                    .build();
+        }
+        if (priorityLevels > 0) {
+            b.priorityLevels(priorityLevels);
+        }
+        if (maxOvercommit > 0) {
+            b.maxOvercommit(maxOvercommit);
+        }
+        return b.srpt(srpt).build();
+    }
+
+    /** A short description: {@code homa}, {@code homa --priorities 1}, {@code fifo-baseline}, ... */
+    public String describe() {
+        List<String> parts = new ArrayList<>();
+        parts.add(protocol.id());
+        if (priorityLevels > 0) {
+            parts.add("--priorities " + priorityLevels);
+        }
+        if (maxOvercommit > 0) {
+            parts.add("--overcommit " + maxOvercommit);
+        }
+        if (!srpt) {
+            parts.add("--no-srpt");
+        }
+        return String.join(" ", parts);
+    }
+}

@@ -1,0 +1,200 @@
+package io.homa4j.bench.simulate;
+
+import io.homa4j.bench.driver.LatencyRecorder;
+import io.homa4j.bench.driver.LengthBuckets;
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.RpcFailure;
+import io.homa4j.core.outgoing.Transmitter;
+import io.homa4j.core.sim.SimulatedNetwork;
+import io.homa4j.core.sim.SwitchPort;
+import io.netty.buffer.ByteBuf;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+
+/**
+ * One run of the study: the rack of {@link RackNode}s under all-to-all open-loop Poisson load, in virtual time,
+ * recording every measured call's RTT and slowdown (RTT over the {@link UnloadedRtt} of its length).
+ *
+ * <p>The run advances in slices of {@link #SLICE_NANOS} of virtual time and reports progress after each; the
+ * slices do not change the result (the network's events fire in the same order however the run is cut).
+ * Deterministic: the same plan gives the same histograms. Single-threaded; not reusable.
+ */
+public final class RackSimulation {
+    /** Virtual time between progress reports. */
+    static final long SLICE_NANOS = 100_000;
+
+    /** Sees the run's progress after each slice. */
+    @FunctionalInterface
+    public interface Progress {
+        void update(long virtualNanos, long endNanos, long wallNanos, long cpuNanos, long packets, long pendingMeasured);
+    }
+
+    private final SimulationPlan plan;
+    private final UnloadedRtt unloaded;
+    private final LatencyRecorder rtt;
+    private final LatencyRecorder slowdown;
+    private final Map<String, Long> failures = new TreeMap<>();
+    private double slowdownSum;
+    private long measured;
+    private long pendingMeasured;
+
+    public RackSimulation(SimulationPlan plan, UnloadedRtt unloaded) {
+        this.plan = plan;
+        this.unloaded = unloaded;
+        LengthBuckets buckets = LengthBuckets.forWorkload(plan.workload());
+        this.rtt = new LatencyRecorder(buckets);
+        this.slowdown = new LatencyRecorder(buckets);
+    }
+
+    /** Runs the plan; {@code progress} may be null. */
+    public SimulationResult run(Progress progress) {
+        HomaConfig config = plan.homaConfig();
+        int hosts = plan.rack().hosts();
+        int perPacket = Transmitter.maxDataPayload(config);
+        double rate = plan.load() * plan.rack().linkBitsPerSecond()
+                / (2 * 8 * plan.basis().bytesPerMessage(plan.workload(), perPacket));
+        long start = plan.measureStartNanos();
+        long end = plan.measureEndNanos();
+        long deadline = end + plan.drainNanos();
+        ByteBuf payload = SharedPayload.allocate(plan.maxMessage());
+        SimulatedNetwork network = new SimulatedNetwork(plan.rack().networkConfig(plan.seed()));
+        RackNode[] nodes = new RackNode[hosts];
+        Observer observer = new Observer(start, end);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        boolean cpuTimed = threads.isCurrentThreadCpuTimeSupported();
+        long cpuStart = cpuTimed ? threads.getCurrentThreadCpuTime() : 0;
+        long wallStart = System.nanoTime();
+        long bytesAtStart = 0;
+        long bytesAtEnd = 0;
+        try {
+            for (int i = 0; i < hosts; i++) {
+                nodes[i] = new RackNode(network.host(i), config, payload, observer);
+            }
+            SplittableRandom seeds = new SplittableRandom(plan.seed());
+            for (int i = 0; i < hosts; i++) {
+                InetSocketAddress[] others = new InetSocketAddress[hosts - 1];
+                for (int j = 0, k = 0; j < hosts; j++) {
+                    if (j != i) {
+                        others[k++] = network.host(j).address();
+                    }
+                }
+                nodes[i].generate(plan.workload(), rate, others, plan.maxOutstanding(), seeds.nextLong());
+                nodes[i].stopArrivalsAt(deadline);
+            }
+            long t = 0;
+            boolean startSeen = start == 0;
+            boolean endSeen = false;
+            while (true) {
+                long next = Math.min(t + SLICE_NANOS, deadline);
+                if (!startSeen && next >= start) {
+                    next = start;
+                } else if (!endSeen && next >= end) {
+                    next = end;
+                }
+                network.runUntil(next);
+                t = next;
+                if (!startSeen && t == start) {
+                    startSeen = true;
+                    bytesAtStart = downlinkBytes(network);
+                }
+                if (!endSeen && t == end) {
+                    endSeen = true;
+                    bytesAtEnd = downlinkBytes(network);
+                }
+                if (progress != null) {
+                    progress.update(t, end, System.nanoTime() - wallStart,
+                            cpuTimed ? threads.getCurrentThreadCpuTime() - cpuStart : -1, network.packetsSent(),
+                            pendingMeasured);
+                }
+                if (t >= deadline || (endSeen && pendingMeasured == 0)) {
+                    break;
+                }
+            }
+            long unfinished = 0;
+            for (RackNode node : nodes) {
+                for (RackNode.Call call : node.unfinished()) {
+                    if (call.intendedNanos >= start && call.intendedNanos < end) {
+                        unfinished++;
+                        record(call.length, t - call.intendedNanos);
+                    }
+                }
+            }
+            long wall = System.nanoTime() - wallStart;
+            long cpu = cpuTimed ? threads.getCurrentThreadCpuTime() - cpuStart : -1;
+            long retransmitted = 0;
+            long maxWaiting = 0;
+            for (RackNode node : nodes) {
+                retransmitted += node.engine().metrics().retransmittedPackets();
+                maxWaiting = Math.max(maxWaiting, node.maxWaiting());
+            }
+            double capacityBytes = (double) plan.rack().linkBitsPerSecond() / 8 * hosts * (end - start) / 1e9;
+            long recorded = measured + unfinished;
+            return new SimulationResult(rtt, slowdown, recorded == 0 ? Double.NaN : slowdownSum / recorded,
+                    measured, unfinished, Map.copyOf(failures), t, wall, cpu, network.packetsSent(),
+                    network.eventsProcessed(), network.totalDrops(), (bytesAtEnd - bytesAtStart) / capacityBytes,
+                    network.maxPortQueueBytes(), maxWaiting, retransmitted);
+        } finally {
+            network.close();
+            payload.release();
+        }
+    }
+
+    private static long downlinkBytes(SimulatedNetwork network) {
+        long sum = 0;
+        for (int i = 0; i < network.hostCount(); i++) {
+            SwitchPort port = network.host(i).port();
+            sum += port.bytesTransmitted();
+        }
+        return sum;
+    }
+
+    private void record(int length, long rttNanos) {
+        rtt.record(length, rttNanos);
+        double s = rttNanos / unloaded.rttNanos(length);
+        slowdownSum += s;
+        slowdown.record(length, Math.round(s * 1_000));
+    }
+
+    /** Records measured calls; counts those still pending. */
+    private final class Observer implements CallObserver {
+        private final long start;
+        private final long end;
+        Observer(long start, long end) {
+            this.start = start;
+            this.end = end;
+        }
+
+        private boolean inWindow(long intendedNanos) {
+            return intendedNanos >= start && intendedNanos < end;
+        }
+
+        @Override
+        public void arrived(int length, long intendedNanos) {
+            if (inWindow(intendedNanos)) {
+                pendingMeasured++;
+            }
+        }
+
+        @Override
+        public void completed(int length, long intendedNanos, long endNanos) {
+            if (inWindow(intendedNanos)) {
+                measured++;
+                pendingMeasured--;
+                record(length, endNanos - intendedNanos);
+            }
+        }
+
+        @Override
+        public void failed(int length, long intendedNanos, RpcFailure failure, long nowNanos) {
+            if (inWindow(intendedNanos)) {
+                pendingMeasured--;
+                failures.merge(failure.code().name(), 1L, Long::sum);
+            }
+        }
+    }
+}

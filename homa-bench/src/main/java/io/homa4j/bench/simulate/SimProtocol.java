@@ -1,0 +1,36 @@
+package io.homa4j.bench.simulate;
+
+import java.util.Locale;
+
+/** What runs on the simulated hosts: Homa, or the same engine with every Homa mechanism turned off. */
+public enum SimProtocol {
+    /** The engine with its defaults (ablation flags may turn single mechanisms off). */
+    HOMA("homa"),
+    /**
+     * No Homa mechanisms: one priority level (the switch is a single FIFO per port), no grants (every message is
+     * wholly unscheduled, so senders blast at line rate), oldest-first order, losses recovered only by the engine's
+     * RESEND timeout.
+     */
+    FIFO_BASELINE("fifo-baseline");
+
+    private final String id;
+
+    SimProtocol(String id) {
+        this.id = id;
+    }
+
+    /** The name in results.csv and on the command line. */
+    public String id() {
+        return id;
+    }
+
+    /** {@code homa} or {@code fifo-baseline}, any case. */
+    public static SimProtocol parse(String s) {
+        for (SimProtocol p : values()) {
+            if (p.id.equals(s.toLowerCase(Locale.ROOT))) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("--protocol must be homa or fifo-baseline: " + s);
+    }
+}

@@ -1,0 +1,91 @@
+package io.homa4j.bench.cli;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CliTest {
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Each line: the arguments (split on '|') and a fragment the one-line error must contain. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "=>missing command",
+            "frobnicate=>unknown command 'frobnicate'",
+            "compare|--bogus|1=>unknown option --bogus",
+            "compare|--load=>option --load needs a value",
+            "compare|--load|abc=>--load must be a number",
+            "compare|--load|0=>--load must be in",
+            "compare|--load|0.5|--load|0.6=>given twice",
+            "compare|--workload|w9=>workload must be w1..w5",
+            "compare|--protocols|homa,udp=>protocol must be homa or tcp",
+            "compare|--mode|threads=>--mode must be child or in-process",
+            "compare|--duration|-1=>--duration must be in",
+            "compare|stray=>unexpected argument 'stray'",
+            "client|--protocol|tcp|--load-mbps|10|--duration|1|--out|x=>missing required option --servers",
+            "client|--protocol|sctp|--servers|h:1=>protocol must be homa or tcp",
+            "client|--protocol|tcp|--servers|localhost=>needs host:port",
+            "client|--protocol|tcp|--servers|127.0.0.1:70000=>port out of range",
+            "client|--protocol|tcp|--servers|127.0.0.1:x=>bad port",
+            "client|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--progress|loud"
+                    + "=>--progress must be",
+            "client|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--max-message|0"
+                    + "=>--max-message must be in",
+            "server|--protocol|tcp=>missing required option --port",
+            "server|--protocol|tcp|--port|-3=>--port must be in",
+            "merge|--out|x=>missing required option --in",
+            "merge|--in|a,,b|--out|x=>empty entry",
+    })
+    void badArgumentsGiveOneErrorLineThenUsageAndExitTwo(String spec) {
+        String[] parts = spec.split("=>", -1);
+        String[] args = parts[0].isEmpty() ? new String[0] : parts[0].split("\\|");
+        Result r = run(args);
+        assertEquals(2, r.code(), spec + "\n" + r.err());
+        String[] lines = r.err().split("\n");
+        assertTrue(lines[0].startsWith("homa-bench: ") && lines[0].contains(parts[1]),
+                "first line names the problem: " + lines[0]);
+        assertTrue(lines[1].startsWith("usage: java -jar homa-bench.jar"), "then the usage: " + lines[1]);
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void helpPrintsUsageAndSucceeds() {
+        Result r = run("--help");
+        assertEquals(0, r.code());
+        assertTrue(r.out().contains("compare"));
+    }
+
+    @Test
+    void mergeOfAMissingDirectoryIsARunFailureNotAUsageError(@TempDir Path tmp) {
+        Result r = run("merge", "--in", tmp.resolve("nope").toString(), "--out", tmp.resolve("out").toString());
+        assertEquals(1, r.code());
+        assertTrue(r.err().contains("no histograms.csv in"), r.err());
+    }
+
+    @Test
+    void clientThatCannotConnectFailsWithExitOne(@TempDir Path tmp) {
+        // port 9 (discard) on loopback: nothing listens there in the test environment
+        Result r = run("client", "--protocol", "tcp", "--servers", "127.0.0.1:9", "--load-mbps", "1", "--duration",
+                "0.1", "--out", tmp.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("TCP connect"), r.err());
+    }
+}

@@ -1,0 +1,117 @@
+package io.homa4j.core.sim;
+
+import io.homa4j.core.HomaConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.homa4j.core.sim.SimScenarios.MILLIS;
+import static io.homa4j.core.sim.SimScenarios.SECONDS;
+import static io.homa4j.core.sim.SimScenarios.assertNoStateLeft;
+import static io.homa4j.core.sim.SimScenarios.awaitAll;
+import static io.homa4j.core.sim.SimScenarios.repliedCrc;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Shortest-remaining-first between messages, and the FIFO share that keeps a long message from starving. */
+@ExtendWith(SampledLeakDetection.class)
+class HomaSchedulingSimTest {
+    private SimulatedNetwork network;
+
+    @AfterEach
+    void close() {
+        if (network != null) {
+            network.close();
+        }
+    }
+
+    /**
+     * One sender starts a 2 MB request, then 100 us later a 500 KB one to the same server. Under FIFO the short
+     * one would finish after the long one (about 2 ms); under SRPT it overtakes and finishes near
+     * 100 us + 500 KB at 10 Gb/s (0.5 ms), and the long one still finishes near 2.1 ms.
+     */
+    @Test
+    void shorterMessageFromTheSameSenderFinishesFirst() {
+        network = new SimulatedNetwork(SimScenarios.rack(2).build());
+        HomaHost[] hosts = HomaHost.attachAll(network, SimScenarios.engineConfig().build());
+        hosts[1].serve(SimScenarios.crcReply());
+        hosts[0].retainResponses(true);
+
+        SimCall longCall = hosts[0].call(hosts[1], Payloads.random(2_000_000, 1));
+        network.runFor(100_000);
+        SimCall shortCall = hosts[0].call(hosts[1], Payloads.random(500_000, 2));
+        awaitAll(network, List.of(longCall, shortCall), SECONDS);
+
+        assertEquals(Payloads.randomCrc32c(2_000_000, 1), repliedCrc(longCall));
+        assertEquals(Payloads.randomCrc32c(500_000, 2), repliedCrc(shortCall));
+        assertTrue(shortCall.completionNanos() < longCall.completionNanos(),
+                "short done at " + shortCall.completionNanos() + ", long at " + longCall.completionNanos());
+        // The short one waited for at most a little of the long one's data, not for all of it.
+        assertTrue(shortCall.rttNanos() < 1_000_000, "short RTT " + shortCall.rttNanos());
+        assertTrue(longCall.rttNanos() < 3 * MILLIS, "long RTT " + longCall.rttNanos());
+        assertNoStateLeft(network, hosts);
+    }
+
+    /**
+     * Four hosts keep the receiver's downlink 10% overloaded with 20 KB requests for 60 ms while a fifth sends one
+     * 1 MB request at the start. Pure SRPT would starve the 1 MB message as long as the stream lasts; the FIFO
+     * share (5% of grants to the oldest message: 1 MB at 0.5 Gb/s is 16 ms) must finish it while the stream still
+     * runs. With the share off, the same stream does keep it from finishing, which shows the stream is heavy
+     * enough for the check to mean something.
+     */
+    @Test
+    @Disabled("engine defect (GrantScheduler.fifoGrant, core 89155eb): the FIFO grant is skipped whenever the oldest"
+            + " message is not in the granted set and maxOvercommit shorter messages hold grants, and it is capped by"
+            + " the maxIncoming room the SRPT pass just used up; under this stream the 1 MB message stops at"
+            + " ~70 KB received (10 ms) and never completes while the stream lasts (seedless: the workload is fixed)")
+    void longMessageUnderAStreamOfShortOnesStillCompletes() {
+        long finishedWithShare = runLongUnderShortStream(SimScenarios.engineConfig().build());
+        assertTrue(finishedWithShare > 0 && finishedWithShare < STREAM_NANOS,
+                "with the FIFO share the long message finished at " + finishedWithShare + " ns");
+        long finishedWithoutShare = runLongUnderShortStream(SimScenarios.engineConfig().fifoGrantFraction(0).build());
+        assertFalse(finishedWithoutShare > 0 && finishedWithoutShare < finishedWithShare,
+                "the stream should delay the long message more without the share: " + finishedWithoutShare);
+    }
+
+    private static final long STREAM_NANOS = 60 * MILLIS;
+    private static final int SHORT_BYTES = 20_000;
+
+    /** Returns when the long call completed, or -1 if not within the stream. */
+    private long runLongUnderShortStream(HomaConfig config) {
+        if (network != null) {
+            network.close();
+        }
+        network = new SimulatedNetwork(SimScenarios.rack(6).build());
+        HomaHost[] hosts = HomaHost.attachAll(network, config);
+        HomaHost receiver = hosts[0];
+        receiver.serve(SimScenarios.crcReply());
+        hosts[5].retainResponses(true);
+        SimCall longCall = hosts[5].call(receiver, Payloads.random(1_000_000, 77));
+
+        // 4 senders, each every 58 us: 4 x 20 KB x 8 / 58 us = 11 Gb/s offered to a 10 Gb/s downlink.
+        long interval = 58_000;
+        List<SimCall> shorts = new ArrayList<>();
+        for (int s = 1; s <= 4; s++) {
+            HomaHost sender = hosts[s];
+            for (long t = s * 7_000L; t < STREAM_NANOS; t += interval) {
+                long seed = t + s;
+                network.schedule(t, () -> shorts.add(sender.call(receiver, Payloads.random(SHORT_BYTES, seed))));
+            }
+        }
+        network.runUntil(STREAM_NANOS);
+        long finished = longCall.isDone() ? longCall.completionNanos() : -1;
+        awaitAll(network, shorts, 5 * SECONDS);
+        awaitAll(network, List.of(longCall), 5 * SECONDS);
+        assertTrue(longCall.succeeded(), longCall.toString());
+        assertEquals(Payloads.randomCrc32c(1_000_000, 77), repliedCrc(longCall));
+        assertTrue(shorts.stream().allMatch(SimCall::succeeded));
+        assertTrue(shorts.size() > 4_000, "stream had " + shorts.size() + " calls");
+        assertNoStateLeft(network, hosts);
+        return finished;
+    }
+}
