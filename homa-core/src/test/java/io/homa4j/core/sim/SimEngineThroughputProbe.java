@@ -38,7 +38,7 @@ public final class SimEngineThroughputProbe {
             SplittableRandom random = new SplittableRandom(1);
             long[] completed = {0};
             for (HomaHost h : hosts) {
-                h.serve(RequestHandler.echo());
+                h.serve(RequestHandler.echo()).checksumPayloads(false);
                 for (int i = 0; i < OUTSTANDING; i++) {
                     callAgain(h, hosts, random, completed);
                 }
