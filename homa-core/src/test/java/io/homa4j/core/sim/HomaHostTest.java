@@ -56,6 +56,23 @@ class HomaHostTest {
     }
 
     @Test
+    void withoutChecksumsOnlyLengthsAreCompared() {
+        start(2);
+        hosts[1].serve(request -> {
+            int n = request.payload().readableBytes();
+            request.payload().release();
+            request.reply(Payloads.random(n, 999)); // same length, other bytes
+        });
+        SimCall checked = await(network, hosts[0].call(hosts[1], Payloads.random(500, 1)), SECONDS);
+        assertFalse(checked.echoedRequest(), "checksums catch the different bytes");
+        hosts[0].checksumPayloads(false);
+        SimCall unchecked = await(network, hosts[0].call(hosts[1], Payloads.random(500, 1)), SECONDS);
+        assertTrue(unchecked.echoedRequest());
+        assertEquals(0, unchecked.responseCrc32c());
+        assertNoStateLeft(network, hosts);
+    }
+
+    @Test
     void aHostWithoutAHandlerAnswersWithAHandlerError() {
         start(2);
         SimCall call = await(network, hosts[0].call(hosts[1], Payloads.random(10, 1)), SECONDS);
