@@ -197,6 +197,12 @@ public final class HomaConfig {
      * When a server answers RPC_UNKNOWN for a call whose request was not yet wholly delivered, restart the call
      * from scratch (true) or fail it with UNAVAILABLE (false). Calls whose request may have been handled are
      * always failed, never re-sent, so a handler never runs twice for one call.
+     *
+     * <p>"Not yet wholly delivered" means: the client has not finished transmitting the request in this attempt,
+     * or the server engine (whose age RPC_UNKNOWN carries) has been running since before the attempt began, and
+     * a server keeps every request it received until the client ACKs it. The server's age arrives one one-way
+     * delay late, so it is compared with a grace of {@code rttMicros / 2}: the guarantee holds unless the server
+     * host restarts within {@code rttMicros / 2} of the call's start after running its handler.
      */
     public boolean retryOnServerStateLoss() { return retryOnServerStateLoss; }
 

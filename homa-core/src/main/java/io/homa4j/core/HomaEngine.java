@@ -31,6 +31,7 @@ import io.homa4j.core.wire.ResendHeader;
 import io.homa4j.core.wire.RpcUnknownHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,6 +95,12 @@ public final class HomaEngine {
         }
     };
     private final long[] ackScratch;
+    /**
+     * A heap copy of the received packet's fixed header, which the flyweights read: the packet itself may be
+     * tracked by Netty's leak detector, which records every access, so it is touched once for the copy.
+     */
+    private final ByteBuf headerCopy = Unpooled.wrappedBuffer(new byte[PacketDecoder.MAX_FIXED_HEADER]);
+    private int payloadIndex;
     private final CommonHeader common = new CommonHeader();
     private final DataHeader data = new DataHeader();
     private final GrantHeader grantHeader = new GrantHeader();
@@ -101,6 +108,7 @@ public final class HomaEngine {
     private final RpcUnknownHeader unknownHeader = new RpcUnknownHeader();
     private final CutoffsHeader cutoffsHeader = new CutoffsHeader();
     private final AckHeader ackHeader = new AckHeader();
+    private final long stateLossGraceNanos;
     private long nextServerHandle = 1;
     private long messageSequence;
     private long bufferedBytes;
@@ -143,6 +151,7 @@ public final class HomaEngine {
                 new ScheduledPriorities(Math.min(ownCutoffs.highestScheduledLevel(), config.priorityLevels() - 1)),
                 metrics);
         this.silence = new SilenceRules(config);
+        this.stateLossGraceNanos = config.rttMicros() * 500L;
         this.tickClock = new TickClock(config.tickNanos());
         this.ackScratch = new long[PacketEncoder.maxAckIds(config.maxUdpPayload())];
     }
@@ -286,39 +295,42 @@ public final class HomaEngine {
                 drop(DropReason.CLOSED);
                 return;
             }
-            DropReason invalid = PacketDecoder.check(packet);
+            int length = packet.readableBytes();
+            packet.getBytes(packet.readerIndex(), headerCopy, 0, Math.min(length, PacketDecoder.MAX_FIXED_HEADER));
+            DropReason invalid = PacketDecoder.check(headerCopy, 0, length);
             if (invalid != null) {
-                metrics.rawBytesIn(packet.readableBytes());
+                metrics.rawBytesIn(length);
                 drop(invalid);
                 return;
             }
-            int start = packet.readerIndex();
-            PacketType type = common.wrap(packet, start).type();
+            int start = 0;
+            payloadIndex = packet.readerIndex() + DataHeader.LENGTH;
+            PacketType type = common.wrap(headerCopy, start).type();
             metrics.packetIn(type, packet.readableBytes());
             switch (type) {
                 case DATA:
                     onData(from, packet, start);
                     break;
                 case GRANT:
-                    onGrant(from, grantHeader.wrap(packet, start));
+                    onGrant(from, grantHeader.wrap(headerCopy, start));
                     break;
                 case RESEND:
-                    onResend(from, resendHeader.wrap(packet, start));
+                    onResend(from, resendHeader.wrap(headerCopy, start));
                     break;
                 case RPC_UNKNOWN:
-                    onRpcUnknown(from, unknownHeader.wrap(packet, start));
+                    onRpcUnknown(from, unknownHeader.wrap(headerCopy, start));
                     break;
                 case BUSY:
                     onBusy(from, common.rpcId());
                     break;
                 case CUTOFFS:
-                    onCutoffs(from, cutoffsHeader.wrap(packet, start));
+                    onCutoffs(from, cutoffsHeader.wrap(headerCopy, start));
                     break;
                 case NEED_ACK:
                     onNeedAck(from, common.rpcId());
                     break;
                 case ACK:
-                    onAck(from, ackHeader.wrap(packet, start));
+                    onAck(from, ackHeader.wrap(packet, packet.readerIndex())); // ids beyond the fixed header
                     break;
                 default:
                     drop(DropReason.UNKNOWN_TYPE);
@@ -348,7 +360,7 @@ public final class HomaEngine {
     }
 
     private void onData(InetSocketAddress from, ByteBuf packet, int start) {
-        data.wrap(packet, start);
+        data.wrap(headerCopy, start);
         long wireId = data.rpcId();
         if (RpcIds.fromClient(wireId)) {
             onRequestData(from, wireId, packet);
@@ -509,7 +521,7 @@ public final class HomaEngine {
             return true;
         }
         grants.beforeUpdate(m);
-        int fresh = m.accept(data, packet);
+        int fresh = m.accept(data, packet, payloadIndex);
         grants.afterUpdate(m);
         if (fresh < 0) {
             drop(DropReason.TOO_FRAGMENTED);
@@ -653,8 +665,10 @@ public final class HomaEngine {
             failClient(rpc, ErrorCode.UNAVAILABLE, "server lost the RPC's state while responding", false);
             return;
         }
+        // The server's age is read one (unknown) one-way delay late, so "older than the attempt" is judged with
+        // a grace of half the configured RTT; see HomaConfig#retryOnServerStateLoss for the resulting window.
         long attemptAge = now - rpc.attemptStartNanos();
-        boolean serverOlder = serverAgeNanos > attemptAge; // unsigned ages beyond 2^63 read negative: not older
+        boolean serverOlder = serverAgeNanos >= 0 && serverAgeNanos + stateLossGraceNanos >= attemptAge;
         boolean retrySafe = !rpc.requestFullySent() || serverOlder;
         if (retrySafe && config.retryOnServerStateLoss() && rpc.restarts() < silence.maxRestarts()) {
             rpc.restart(now);
@@ -668,7 +682,13 @@ public final class HomaEngine {
 
     private void onBusy(InetSocketAddress from, long wireId) {
         if (RpcIds.fromClient(wireId)) {
-            drop(DropReason.MALFORMED);
+            // a client whose grant scheduler holds our response back: it still wants it
+            ServerRpc rpc = serverRpcs.get(new ServerKey(from, wireId));
+            if (rpc == null) {
+                drop(DropReason.UNKNOWN_RPC);
+                return;
+            }
+            rpc.silentTicks = 0;
             return;
         }
         ClientRpc rpc = clientRpcs.get(RpcIds.localId(wireId));
@@ -934,8 +954,10 @@ public final class HomaEngine {
         }
         if (response != null && response.outstandingBytes() == 0) {
             rpc.silentTicks = 0; // everything granted arrived: waiting for our own grant scheduler
+            keepAlive(rpc, ++rpc.heldTicks);
             return;
         }
+        rpc.heldTicks = 0;
         rpc.silentTicks++;
         if (silence.abortDue(rpc.silentTicks)) {
             failClient(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + rpc.silentTicks + " ticks",
@@ -955,6 +977,16 @@ public final class HomaEngine {
         }
     }
 
+    /**
+     * While our grant scheduler holds a message back, tell its sender every resendTicks that we still want it
+     * (BUSY), so the sender's silence timer does not give the RPC up.
+     */
+    private void keepAlive(io.homa4j.core.rpc.Rpc rpc, int heldTicks) {
+        if (heldTicks % config.resendTicks() == 0) {
+            transmitter.sendControl(rpc.peerAddress(), PacketType.BUSY, encoder.busy(rpc.wireId()), now);
+        }
+    }
+
     private void requestGaps(io.homa4j.core.rpc.Rpc rpc, IncomingMessage message, int priority) {
         message.forEachGap(MAX_RESEND_RANGES, (start, end) -> transmitter.sendControl(rpc.peerAddress(),
                 PacketType.RESEND, encoder.resend(rpc.wireId(), start, end - start, priority), now));
@@ -965,9 +997,11 @@ public final class HomaEngine {
             case RECEIVING: {
                 IncomingMessage request = rpc.request();
                 if (request.outstandingBytes() == 0) {
-                    rpc.silentTicks = 0;
+                    rpc.silentTicks = 0; // waiting for our own grant scheduler, not for the client
+                    keepAlive(rpc, ++rpc.heldTicks);
                     return;
                 }
+                rpc.heldTicks = 0;
                 rpc.silentTicks++;
                 if (silence.abortDue(rpc.silentTicks)) {
                     freeServer(rpc);

@@ -23,7 +23,7 @@ class RoundTripTest {
 
     private void roundTrip(int length) {
         long seed = 31L * length + 7;
-        long expected = TestNet.checksum(TestNet.payload(length, seed).touch());
+        long expected = expectedChecksum(length, seed);
         long id = client.call(server, length, seed);
         assertEquals(0, id & 1, "client ids are even");
         net.runUntil(() -> client.done(id), 2_000_000_000L);
@@ -39,6 +39,15 @@ class RoundTripTest {
         assertEquals(1, m.clientCompleted());
         assertEquals(0, m.totalDrops() + server.engine.metrics().totalDrops(), () -> m + " / "
                 + server.engine.metrics());
+    }
+
+    static long expectedChecksum(int length, long seed) {
+        io.netty.buffer.ByteBuf b = TestNet.payload(length, seed);
+        try {
+            return TestNet.checksum(b);
+        } finally {
+            b.release();
+        }
     }
 
     static void assertNoState(HomaEngine e) {
@@ -112,7 +121,7 @@ class RoundTripTest {
         for (int i = 0; i < ids.length; i++) {
             int length = 1 + i * 7919 % 200_000;
             assertEquals(length, client.responses.get(ids[i])[0]);
-            assertEquals(TestNet.checksum(TestNet.payload(length, i)), client.responses.get(ids[i])[1]);
+            assertEquals(expectedChecksum(length, i), client.responses.get(ids[i])[1]);
         }
         net.runUntilIdle(1_000_000_000L);
         assertNoState(client.engine);

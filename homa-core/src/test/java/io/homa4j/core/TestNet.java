@@ -41,7 +41,16 @@ final class TestNet implements AutoCloseable {
     final List<Sent> sent = new ArrayList<>();
     /** Packets for which this returns true are dropped instead of delivered. */
     Predicate<Sent> dropRule = s -> false;
+    /** Packets for which this returns true are delivered twice. */
+    Predicate<Sent> duplicateRule = s -> false;
+    /** Packets for which this returns true are copied into {@link #captured} (for replay). */
+    Predicate<Sent> captureRule = s -> false;
+    final List<Captured> captured = new ArrayList<>();
     int dropped;
+
+    /** A copy of a packet seen on the wire. */
+    record Captured(Sent sent, ByteBuf copy) {
+    }
 
     TestNet() {
         this(2_000);
@@ -52,8 +61,12 @@ final class TestNet implements AutoCloseable {
     }
 
     Node node(String name, HomaConfig config) {
+        return node(name, config, io.netty.buffer.ByteBufAllocator.DEFAULT);
+    }
+
+    Node node(String name, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator) {
         InetSocketAddress address = new InetSocketAddress("198.18.0." + (nodes.size() + 1), 4000);
-        Node n = new Node(this, name, address, config);
+        Node n = new Node(this, name, address, config, allocator);
         nodes.put(address, n);
         return n;
     }
@@ -61,16 +74,22 @@ final class TestNet implements AutoCloseable {
     /** Replaces a node's engine with a fresh one (the host "restarted" and lost all state). */
     void restart(Node n) {
         n.engine.close(now);
-        n.engine = new HomaEngine(n.config, n, n, now);
+        n.engine = new HomaEngine(n.config, n, n, n.allocator, now);
     }
 
     void send(Node from, InetSocketAddress to, int priority, ByteBuf packet) {
         Sent s = describe(from.address, to, priority, packet);
         sent.add(s);
+        if (captureRule.test(s)) {
+            captured.add(new Captured(s, packet.copy()));
+        }
         if (dropRule.test(s) || !nodes.containsKey(to)) {
             dropped++;
             packet.release();
             return;
+        }
+        if (duplicateRule.test(s)) {
+            inFlight.add(new InFlight(now + latencyNanos + 1, seq++, from.address, to, packet.copy()));
         }
         inFlight.add(new InFlight(now + latencyNanos, seq++, from.address, to, packet));
     }
@@ -80,26 +99,35 @@ final class TestNet implements AutoCloseable {
         inFlight.add(new InFlight(now + latencyNanos, seq++, from, to.address, packet));
     }
 
-    private Sent describe(InetSocketAddress from, InetSocketAddress to, int priority, ByteBuf p) {
-        if (PacketDecoder.check(p) != null) {
-            throw new AssertionError("engine sent an invalid packet: " + PacketDecoder.check(p));
+    private Sent describe(InetSocketAddress from, InetSocketAddress to, int priority, ByteBuf packet) {
+        // decode a heap copy: the packet is leak-tracked and every access to it records a stack trace
+        int n = Math.min(packet.readableBytes(), PacketDecoder.MAX_FIXED_HEADER);
+        ByteBuf p = Unpooled.wrappedBuffer(new byte[PacketDecoder.MAX_FIXED_HEADER]);
+        packet.getBytes(packet.readerIndex(), p, 0, n);
+        if (PacketDecoder.check(p, 0, packet.readableBytes()) != null) {
+            throw new AssertionError("engine sent an invalid packet: " + PacketDecoder.check(p, 0,
+                    packet.readableBytes()));
         }
-        CommonHeader h = new CommonHeader().wrap(p, p.readerIndex());
+        CommonHeader h = new CommonHeader().wrap(p, 0);
         PacketType type = h.type();
         int offset = 0;
         int length = 0;
         int messageLength = 0;
         int flags = 0;
         if (type == PacketType.DATA) {
-            DataHeader d = new DataHeader().wrap(p, p.readerIndex());
+            DataHeader d = new DataHeader().wrap(p, 0);
             offset = d.offset();
             length = d.segmentLength();
             messageLength = d.messageLength();
             flags = d.flags();
         } else if (type == PacketType.GRANT) {
-            GrantHeader g = new GrantHeader().wrap(p, p.readerIndex());
+            GrantHeader g = new GrantHeader().wrap(p, 0);
             offset = g.offset();
             flags = g.priority();
+        } else if (type == PacketType.RESEND) {
+            io.homa4j.core.wire.ResendHeader r = new io.homa4j.core.wire.ResendHeader().wrap(p, 0);
+            offset = r.offset();
+            length = r.length();
         }
         return new Sent(now, from, to, priority, type, h.rpcId(), offset, length, messageLength, flags);
     }
@@ -188,14 +216,19 @@ final class TestNet implements AutoCloseable {
         while (!inFlight.isEmpty()) {
             inFlight.poll().packet.release();
         }
+        for (Captured c : captured) {
+            if (c.copy.refCnt() > 0) {
+                c.copy.release();
+            }
+        }
     }
 
+    /** A pseudo-random payload from the default (leak-tracked) allocator. */
     static ByteBuf payload(int length, long seed) {
-        ByteBuf b = Unpooled.buffer(length);
-        java.util.Random r = new java.util.Random(seed);
-        for (int i = 0; i < length; i++) {
-            b.writeByte(r.nextInt(256));
-        }
+        byte[] bytes = new byte[length];
+        new java.util.Random(seed).nextBytes(bytes);
+        ByteBuf b = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(length);
+        b.writeBytes(bytes);
         return b;
     }
 
@@ -226,12 +259,16 @@ final class TestNet implements AutoCloseable {
         final Map<Long, ByteBuf> heldRequests = new LinkedHashMap<>();
         Handler handler = (h, c, req) -> req; // echo
 
-        Node(TestNet net, String name, InetSocketAddress address, HomaConfig config) {
+        final io.netty.buffer.ByteBufAllocator allocator;
+
+        Node(TestNet net, String name, InetSocketAddress address, HomaConfig config,
+             io.netty.buffer.ByteBufAllocator allocator) {
             this.net = net;
             this.name = name;
             this.address = address;
             this.config = config;
-            this.engine = new HomaEngine(config, this, this, net.now);
+            this.allocator = allocator;
+            this.engine = new HomaEngine(config, this, this, allocator, net.now);
         }
 
         long call(Node server, ByteBuf request) {

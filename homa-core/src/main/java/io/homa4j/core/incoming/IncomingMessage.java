@@ -60,11 +60,13 @@ public final class IncomingMessage {
     /**
      * Takes one DATA segment.
      *
-     * @param header flyweight over the packet (already validated: offset + segment &lt;= length)
-     * @param packet the packet; not retained unless this is a whole single-packet message
+     * @param header       flyweight over the packet's header (validated: offset + segment &lt;= length); may
+     *                     be a copy of the header
+     * @param packet       the packet; not retained unless this is a whole single-packet message
+     * @param payloadIndex index in {@code packet} of the segment's first byte
      * @return new bytes (0 for a duplicate), or -1 when the message is too fragmented to track
      */
-    public int accept(DataHeader header, ByteBuf packet) {
+    public int accept(DataHeader header, ByteBuf packet, int payloadIndex) {
         int offset = header.offset();
         int segment = header.segmentLength();
         if (length == 0) {
@@ -76,14 +78,14 @@ public final class IncomingMessage {
         }
         if (buffer == null) {
             if (segment == length) {
-                buffer = packet.retainedSlice(header.payloadIndex(), segment);
+                buffer = packet.retainedSlice(payloadIndex, segment);
             } else {
                 buffer = packet.alloc().buffer(length, length);
                 buffer.writerIndex(length);
             }
         }
         if (segment != length) {
-            buffer.setBytes(offset, packet, header.payloadIndex(), segment);
+            buffer.setBytes(offset, packet, payloadIndex, segment);
         }
         receivedBytes += fresh;
         granted = Math.max(granted, Math.min(length, Math.max(header.incoming(), offset + segment)));

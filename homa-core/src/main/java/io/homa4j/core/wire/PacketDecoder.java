@@ -11,6 +11,9 @@ import io.netty.buffer.ByteBuf;
  * <p>Never throws for any buffer content. Stateless and thread-safe.
  */
 public final class PacketDecoder {
+    /** Longest fixed header of any type: the most bytes {@link #check} reads. */
+    public static final int MAX_FIXED_HEADER = CutoffsHeader.LENGTH;
+
     private PacketDecoder() {
     }
 
@@ -19,8 +22,16 @@ public final class PacketDecoder {
      * @return null when structurally valid, else the reason to drop it
      */
     public static DropReason check(ByteBuf packet) {
-        int start = packet.readerIndex();
-        int length = packet.readableBytes();
+        return check(packet, packet.readerIndex(), packet.readableBytes());
+    }
+
+    /**
+     * Checks a packet of {@code length} bytes whose first bytes are at {@code start} of {@code header}. Only
+     * the fixed header of the packet's type is read (at most {@link #MAX_FIXED_HEADER} bytes), so
+     * {@code header} may be a copy of just that prefix.
+     */
+    public static DropReason check(ByteBuf header, int start, int length) {
+        ByteBuf packet = header;
         if (length < CommonHeader.LENGTH) {
             return length >= 2 && packet.getUnsignedShort(start) != CommonHeader.MAGIC
                     ? DropReason.BAD_MAGIC : DropReason.TRUNCATED;

@@ -2,6 +2,7 @@ package io.homa4j.core.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 
 /**
  * Builds encoded packets. Each method allocates exactly the packet's length from the allocator and returns a
@@ -9,6 +10,11 @@ import io.netty.buffer.ByteBufAllocator;
  */
 public final class PacketEncoder {
     private final ByteBufAllocator allocator;
+    /**
+     * Headers are assembled here, then copied into the packet with one call: a packet buffer may be tracked by
+     * Netty's leak detector, which records every access, and a header is a dozen field writes.
+     */
+    private final ByteBuf scratch = Unpooled.wrappedBuffer(new byte[CutoffsHeader.LENGTH]);
     private final CommonHeader common = new CommonHeader();
     private final DataHeader data = new DataHeader();
     private final GrantHeader grant = new GrantHeader();
@@ -21,44 +27,42 @@ public final class PacketEncoder {
         this.allocator = allocator;
     }
 
-    private ByteBuf allocate(int length) {
+    /** A packet of {@code length} bytes starting with the {@code headerLength} bytes assembled in scratch. */
+    private ByteBuf packet(int length, int headerLength) {
         ByteBuf b = allocator.buffer(length, length);
-        b.writerIndex(length);
+        b.writeBytes(scratch, 0, headerLength);
         return b;
     }
 
     /** A DATA packet carrying {@code segmentLength} bytes of {@code message} starting at {@code offset}. */
     public ByteBuf data(long rpcId, int messageLength, int offset, int incoming, int cutoffsVersion, int flags,
                         long ackId, ByteBuf message, int segmentLength) {
-        ByteBuf b = allocate(DataHeader.LENGTH + segmentLength);
-        data.wrap(b, 0).writeCommon(PacketType.DATA, rpcId);
+        data.wrap(scratch, 0).writeCommon(PacketType.DATA, rpcId);
         data.messageLength(messageLength).offset(offset).incoming(incoming).segmentLength(segmentLength)
                 .cutoffsVersion(cutoffsVersion).flags(flags).ackId(ackId);
+        ByteBuf b = packet(DataHeader.LENGTH + segmentLength, DataHeader.LENGTH);
         if (segmentLength > 0) {
-            b.setBytes(DataHeader.LENGTH, message, message.readerIndex() + offset, segmentLength);
+            b.writeBytes(message, message.readerIndex() + offset, segmentLength);
         }
         return b;
     }
 
     public ByteBuf grant(long rpcId, int offset, int priority) {
-        ByteBuf b = allocate(GrantHeader.LENGTH);
-        grant.wrap(b, 0).writeCommon(PacketType.GRANT, rpcId);
+        grant.wrap(scratch, 0).writeCommon(PacketType.GRANT, rpcId);
         grant.offset(offset).priority(priority);
-        return b;
+        return packet(GrantHeader.LENGTH, GrantHeader.LENGTH);
     }
 
     public ByteBuf resend(long rpcId, int offset, int length, int priority) {
-        ByteBuf b = allocate(ResendHeader.LENGTH);
-        resend.wrap(b, 0).writeCommon(PacketType.RESEND, rpcId);
+        resend.wrap(scratch, 0).writeCommon(PacketType.RESEND, rpcId);
         resend.offset(offset).length(length).priority(priority);
-        return b;
+        return packet(ResendHeader.LENGTH, ResendHeader.LENGTH);
     }
 
     public ByteBuf rpcUnknown(long rpcId, long engineAgeNanos) {
-        ByteBuf b = allocate(RpcUnknownHeader.LENGTH);
-        unknown.wrap(b, 0).writeCommon(PacketType.RPC_UNKNOWN, rpcId);
+        unknown.wrap(scratch, 0).writeCommon(PacketType.RPC_UNKNOWN, rpcId);
         unknown.ageNanos(engineAgeNanos);
-        return b;
+        return packet(RpcUnknownHeader.LENGTH, RpcUnknownHeader.LENGTH);
     }
 
     public ByteBuf busy(long rpcId) {
@@ -70,29 +74,27 @@ public final class PacketEncoder {
     }
 
     private ByteBuf headerOnly(PacketType type, long rpcId) {
-        ByteBuf b = allocate(CommonHeader.LENGTH);
-        common.wrap(b, 0).writeCommon(type, rpcId);
-        return b;
+        common.wrap(scratch, 0).writeCommon(type, rpcId);
+        return packet(CommonHeader.LENGTH, CommonHeader.LENGTH);
     }
 
     /** A CUTOFFS packet; {@code cutoffByLevel} has 8 entries. */
     public ByteBuf cutoffs(int[] cutoffByLevel, int version) {
-        ByteBuf b = allocate(CutoffsHeader.LENGTH);
-        cutoffs.wrap(b, 0).writeCommon(PacketType.CUTOFFS, 0);
+        cutoffs.wrap(scratch, 0).writeCommon(PacketType.CUTOFFS, 0);
         for (int level = 0; level < CutoffsHeader.LEVELS; level++) {
             cutoffs.cutoff(level, cutoffByLevel[level]);
         }
         cutoffs.cutoffsVersion(version);
-        return b;
+        return packet(CutoffsHeader.LENGTH, CutoffsHeader.LENGTH);
     }
 
     /** An ACK listing {@code count} ids from {@code ids}. */
     public ByteBuf ack(long rpcId, long[] ids, int count) {
-        ByteBuf b = allocate(AckHeader.lengthFor(count));
-        ack.wrap(b, 0).writeCommon(PacketType.ACK, rpcId);
+        ack.wrap(scratch, 0).writeCommon(PacketType.ACK, rpcId);
         ack.count(count);
+        ByteBuf b = packet(AckHeader.lengthFor(count), AckHeader.IDS_OFFSET);
         for (int i = 0; i < count; i++) {
-            ack.ackedId(i, ids[i]);
+            b.writeLong(ids[i]);
         }
         return b;
     }

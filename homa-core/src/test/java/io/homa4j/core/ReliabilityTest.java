@@ -1,0 +1,221 @@
+package io.homa4j.core;
+
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.PacketType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+
+import static io.homa4j.core.RoundTripTest.assertNoState;
+import static io.homa4j.core.RoundTripTest.expectedChecksum;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Loss, silence, BUSY, server state loss and duplicates: every RPC ends, no handler runs twice. */
+class ReliabilityTest {
+    private static final long MS = 1_000_000;
+    private final TestNet net = new TestNet();
+    private final HomaConfig config = HomaConfig.defaults();
+    private final TestNet.Node client = net.node("client", config);
+    private final TestNet.Node server = net.node("server", config);
+
+    @AfterEach
+    void close() {
+        net.close();
+    }
+
+    private void assertCompleted(long id, int length, long seed) {
+        assertTrue(client.responses.containsKey(id), () -> "RPC failed: " + client.failures.get(id));
+        assertEquals(length, client.responses.get(id)[0]);
+        assertEquals(expectedChecksum(length, seed), client.responses.get(id)[1]);
+    }
+
+    private void dropOnce(java.util.function.Predicate<TestNet.Sent> which) {
+        Set<String> seen = new HashSet<>();
+        net.dropRule = s -> which.test(s) && seen.add(s.type() + ":" + s.rpcId() + ":" + s.offset());
+    }
+
+    @Test
+    void lostRequestPacketInTheMiddleIsResent() {
+        dropOnce(s -> s.type() == PacketType.DATA && s.from().equals(client.address) && s.offset() == 2 * 1432);
+        long id = client.call(server, 100_000, 5);
+        net.runUntil(() -> client.done(id), 200 * MS);
+        assertCompleted(id, 100_000, 5);
+        assertTrue(net.sent(PacketType.RESEND).stream().anyMatch(s -> s.from().equals(server.address)
+                && s.offset() == 2 * 1432), "server asked for the hole");
+        assertEquals(1, client.engine.metrics().retransmittedPackets());
+        assertEquals(1, server.requestsHandled);
+    }
+
+    @Test
+    void lostOnlyPacketOfTheResponseIsResent() {
+        dropOnce(s -> s.type() == PacketType.DATA && s.from().equals(server.address));
+        long id = client.call(server, 100, 6);
+        net.runUntil(() -> client.done(id), 200 * MS);
+        assertCompleted(id, 100, 6);
+        assertTrue(net.sent(PacketType.RESEND).stream().anyMatch(s -> s.from().equals(client.address)));
+        assertEquals(1, server.requestsHandled);
+    }
+
+    @Test
+    void lostOnlyPacketOfTheRequestIsSentAgainAfterRpcUnknown() {
+        dropOnce(s -> s.type() == PacketType.DATA && s.from().equals(client.address));
+        long id = client.call(server, 100, 7);
+        net.runUntil(() -> client.done(id), 200 * MS);
+        assertCompleted(id, 100, 7);
+        assertEquals(1, net.sent(PacketType.RPC_UNKNOWN).size());
+        assertEquals(1, client.engine.metrics().clientRestarts());
+        assertEquals(1, server.requestsHandled);
+    }
+
+    @Test
+    void lostGrantIsRepeatedWhenTheClientAsks() {
+        dropOnce(s -> s.type() == PacketType.GRANT && s.from().equals(server.address));
+        long id = client.call(server, 60_000, 8);
+        net.runUntil(() -> client.done(id), 500 * MS);
+        assertCompleted(id, 60_000, 8);
+    }
+
+    @Test
+    void randomLossDuplicationAndReorderingStillDeliverEverything() {
+        Random random = new Random(2026);
+        net.dropRule = s -> random.nextInt(100) < 10;
+        net.duplicateRule = s -> random.nextInt(100) < 5;
+        long[] ids = new long[40];
+        int[] lengths = new int[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            lengths[i] = i % 4 == 0 ? 150_000 + i * 1000 : 1 + random.nextInt(5_000);
+            ids[i] = client.call(server, lengths[i], 100 + i);
+        }
+        net.runUntil(() -> {
+            for (long id : ids) {
+                if (!client.done(id)) {
+                    return false;
+                }
+            }
+            return true;
+        }, 20_000 * MS);
+        for (int i = 0; i < ids.length; i++) {
+            assertCompleted(ids[i], lengths[i], 100 + i);
+        }
+        assertEquals(ids.length, server.requestsHandled, "each handler ran once");
+        net.dropRule = s -> false;
+        net.duplicateRule = s -> false;
+        net.runUntilIdle(1_000 * MS);
+        assertNoState(client.engine);
+        assertNoState(server.engine);
+        assertEquals(0, client.engine.metrics().drops(DropReason.INTERNAL_ERROR)
+                + server.engine.metrics().drops(DropReason.INTERNAL_ERROR));
+    }
+
+    @Test
+    void serverAnswersBusyWhileTheHandlerRunsAndTheCallSurvivesLongHandlers() {
+        server.handler = (h, c, req) -> null; // answer by hand
+        long id = client.call(server, 1000, 9);
+        net.runFor(3 * config.abortTicks() * config.tickNanos()); // far past the abort timeout
+        assertFalse(client.done(id), "the call must wait while the server works");
+        assertTrue(net.sent(PacketType.BUSY).size() >= 3);
+        assertEquals(1, server.requestsHandled);
+        long handle = server.heldRequests.keySet().iterator().next();
+        assertTrue(server.replyHeld(handle));
+        net.runUntil(() -> client.done(id), 100 * MS);
+        assertCompleted(id, 1000, 9);
+    }
+
+    @Test
+    void silentServerEndsTheCallWithUnavailable() {
+        net.dropRule = s -> s.from().equals(server.address);
+        long id = client.call(server, 1000, 10);
+        long start = net.now;
+        net.runUntil(() -> client.done(id), 1_000 * MS);
+        RpcFailure f = client.failures.get(id);
+        assertEquals(ErrorCode.UNAVAILABLE, f.code());
+        assertFalse(f.retrySafe(), "the whole request went out: it may have been handled");
+        long elapsed = net.now - start;
+        assertTrue(elapsed >= config.abortTicks() * config.tickNanos()
+                && elapsed <= (config.abortTicks() + 2) * config.tickNanos(), "aborted after " + elapsed);
+        assertTrue(net.sent(PacketType.RESEND).size() >= config.abortTicks() / config.resendTicks() - 1);
+        assertEquals(0, client.engine.clientRpcCount());
+    }
+
+    @Test
+    void serverRestartAfterTheRequestArrivedFailsTheCallWithoutRunningTheHandlerAgain() {
+        server.handler = (h, c, req) -> null;
+        long id = client.call(server, 1000, 11);
+        net.runUntil(() -> server.requestsHandled == 1, 10 * MS);
+        net.runFor(MS); // outside the rttMicros/2 ambiguity window documented on retryOnServerStateLoss
+        server.releaseAll();
+        net.restart(server);
+        net.runUntil(() -> client.done(id), 500 * MS);
+        RpcFailure f = client.failures.get(id);
+        assertEquals(ErrorCode.UNAVAILABLE, f.code(), () -> "got " + f);
+        assertFalse(f.retrySafe());
+        assertEquals(1, server.requestsHandled, "never handled twice");
+    }
+
+    @Test
+    void serverRestartWhileTheRequestIsIncompleteRestartsTheCall() {
+        // lose every grant for a while, so the request cannot be completed before the restart
+        net.dropRule = s -> s.type() == PacketType.GRANT;
+        long id = client.call(server, 200_000, 12);
+        net.runFor(2 * MS);
+        net.restart(server);
+        net.dropRule = s -> false;
+        net.runUntil(() -> client.done(id), 2_000 * MS);
+        assertCompleted(id, 200_000, 12);
+        assertEquals(1, server.requestsHandled);
+        assertTrue(client.engine.metrics().clientRestarts() >= 1);
+    }
+
+    @Test
+    void withoutRetryAnIncompleteRequestFailsRetrySafe() {
+        TestNet.Node strictClient = net.node("strict", config.toBuilder().retryOnServerStateLoss(false).build());
+        net.dropRule = s -> s.type() == PacketType.GRANT;
+        long id = strictClient.call(server, 200_000, 13);
+        net.runFor(2 * MS);
+        net.restart(server);
+        net.dropRule = s -> false;
+        net.runUntil(() -> strictClient.done(id), 2_000 * MS);
+        RpcFailure f = strictClient.failures.get(id);
+        assertEquals(ErrorCode.UNAVAILABLE, f.code());
+        assertTrue(f.retrySafe());
+        assertEquals(0, server.requestsHandled);
+    }
+
+    @Test
+    void duplicatedAndReplayedRequestPacketsNeverRunTheHandlerTwice() {
+        net.duplicateRule = s -> s.type() == PacketType.DATA;
+        net.captureRule = s -> s.type() == PacketType.DATA && s.from().equals(client.address);
+        long small = client.call(server, 300, 14);
+        long large = client.call(server, 80_000, 15);
+        net.runUntil(() -> client.done(small) && client.done(large), 500 * MS);
+        assertCompleted(small, 300, 14);
+        assertCompleted(large, 80_000, 15);
+        assertEquals(2, server.requestsHandled);
+        // replay every request packet after the RPCs finished and were acknowledged
+        net.runUntilIdle(500 * MS);
+        assertEquals(0, server.engine.serverRpcCount());
+        for (TestNet.Captured c : net.captured) {
+            net.inject(client.address, server, c.copy().retainedDuplicate());
+        }
+        net.runUntilIdle(500 * MS);
+        assertEquals(2, server.requestsHandled, "replays after the ACK are refused");
+        assertTrue(server.engine.metrics().drops(DropReason.STALE) > 0);
+        assertTrue(server.engine.metrics().drops(DropReason.DUPLICATE) > 0);
+        assertEquals(0, server.engine.serverRpcCount());
+    }
+
+    @Test
+    void retransmittedPacketsAreFlagged() {
+        dropOnce(s -> s.type() == PacketType.DATA && s.from().equals(client.address) && s.offset() == 0);
+        long id = client.call(server, 5000, 16);
+        net.runUntil(() -> client.done(id), 200 * MS);
+        assertTrue(net.sent(PacketType.DATA).stream().anyMatch(s -> s.from().equals(client.address)
+                && (s.flags() & DataHeader.FLAG_RETRANSMIT) != 0 && s.offset() == 0 && s.priority() == 7));
+    }
+}

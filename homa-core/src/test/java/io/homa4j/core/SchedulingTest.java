@@ -1,0 +1,207 @@
+package io.homa4j.core;
+
+import io.homa4j.core.metrics.MetricsSnapshot;
+import io.homa4j.core.outgoing.Transmitter;
+import io.homa4j.core.wire.PacketType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Grants, overcommit, SRPT on the sender, the pacer, priorities: the scheduling half of Homa. */
+class SchedulingTest {
+    private final TestNet net = new TestNet();
+
+    @AfterEach
+    void close() {
+        net.close();
+    }
+
+    @Test
+    void scheduledBytesOnlyFlowAsGrantsArrive() {
+        HomaConfig config = HomaConfig.defaults();
+        TestNet.Node client = net.node("client", config);
+        TestNet.Node server = net.node("server", config);
+        long id = client.call(server, 300_000, 1);
+        net.runUntil(() -> client.done(id), 1_000_000_000L);
+        assertTrue(client.responses.containsKey(id));
+        // Every request byte past the unscheduled ones was covered by a grant sent at least one latency earlier.
+        List<TestNet.Sent> grants = new ArrayList<>();
+        for (TestNet.Sent s : net.sent) {
+            if (s.type() == PacketType.GRANT && s.from().equals(server.address)) {
+                grants.add(s);
+            }
+            if (s.type() == PacketType.DATA && s.from().equals(client.address)) {
+                int end = s.offset() + s.length();
+                if (end <= config.unscheduledBytes()) {
+                    continue;
+                }
+                long covering = grants.stream()
+                        .filter(g -> g.offset() >= end && g.atNanos() + net.latencyNanos <= s.atNanos()).count();
+                assertTrue(covering > 0, () -> "DATA ending at " + end + " sent without a grant covering it");
+            }
+        }
+        assertTrue(grants.size() >= (300_000 - config.unscheduledBytes()) / Transmitter.maxDataPayload(config) / 4);
+        MetricsSnapshot m = server.engine.metrics();
+        assertTrue(m.grantedBytesOutstandingHighWater() <= config.maxIncomingBytes());
+    }
+
+    @Test
+    void grantsCarryScheduledPrioritiesBelowTheUnscheduledOnes() {
+        HomaConfig config = HomaConfig.defaults();
+        TestNet.Node client = net.node("client", config);
+        TestNet.Node server = net.node("server", config);
+        long id = client.call(server, 200_000, 2);
+        net.runUntil(() -> client.done(id), 1_000_000_000L);
+        for (TestNet.Sent s : net.sent(PacketType.DATA)) {
+            if (s.offset() >= config.unscheduledBytes()) {
+                assertTrue(s.priority() <= 3, () -> "scheduled DATA at level " + s.priority());
+            } else if (s.messageLength() == 200_000) {
+                assertEquals(4, s.priority(), "unscheduled bytes of a long message use the lowest unscheduled level");
+            }
+        }
+        for (TestNet.Sent s : net.sent(PacketType.GRANT)) {
+            assertEquals(7, s.priority(), "control packets go at the top level");
+        }
+    }
+
+    @Test
+    void receiverNeverGrantsMoreThanMaxOvercommitMessagesAtOnce() {
+        HomaConfig config = HomaConfig.builder().maxOvercommit(2).build();
+        TestNet.Node server = net.node("server", config);
+        List<TestNet.Node> clients = new ArrayList<>();
+        List<long[]> calls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            TestNet.Node c = net.node("client" + i, config);
+            clients.add(c);
+            calls.add(new long[] {c.call(server, 400_000 + i * 10_000, i)});
+        }
+        net.runUntil(() -> {
+            for (int i = 0; i < clients.size(); i++) {
+                if (!clients.get(i).done(calls.get(i)[0])) {
+                    return false;
+                }
+            }
+            return true;
+        }, 5_000_000_000L);
+        for (int i = 0; i < clients.size(); i++) {
+            assertTrue(clients.get(i).responses.containsKey(calls.get(i)[0]));
+        }
+        MetricsSnapshot m = server.engine.metrics();
+        assertEquals(2, m.grantedMessagesHighWater(), "overcommit used fully but never exceeded");
+        assertTrue(m.grantedBytesOutstandingHighWater() <= config.maxIncomingBytes());
+    }
+
+    @Test
+    void receiverGrantsTheShortestMessageFirst() {
+        HomaConfig config = HomaConfig.builder().maxOvercommit(1).build();
+        TestNet.Node server = net.node("server", config);
+        TestNet.Node a = net.node("a", config);
+        TestNet.Node b = net.node("b", config);
+        server.handler = (h, c, req) -> {
+            req.release();
+            return io.netty.buffer.Unpooled.buffer(0);
+        };
+        long longCall = a.call(server, 2_000_000, 1);
+        net.runFor(100_000);
+        long shortCall = b.call(server, 200_000, 2);
+        net.runUntil(() -> a.done(longCall) && b.done(shortCall), 5_000_000_000L);
+        // the short request overtakes the long one at the receiver
+        long shortDone = doneAt(b, shortCall);
+        long longDone = doneAt(a, longCall);
+        assertTrue(shortDone < longDone, "short message finished " + shortDone + " vs long " + longDone);
+    }
+
+    private long doneAt(TestNet.Node n, long id) {
+        // completion time: the first packet the client sent after its response was complete is not tracked;
+        // use the last response DATA delivered to it instead
+        long last = 0;
+        for (TestNet.Sent s : net.sent(PacketType.DATA)) {
+            if (s.to().equals(n.address) && s.rpcId() == (id ^ 1)) {
+                last = Math.max(last, s.atNanos());
+            }
+        }
+        return last;
+    }
+
+    @Test
+    void senderSendsTheShorterOfTwoMessagesFirst() {
+        HomaConfig config = HomaConfig.defaults();
+        TestNet.Node client = net.node("client", config);
+        TestNet.Node server = net.node("server", config);
+        TestNet.Node server2 = net.node("server2", config);
+        long longCall = client.call(server, 1_000_000, 1);
+        long shortCall = client.call(server2, 100_000, 2);
+        net.runUntil(() -> client.done(longCall) && client.done(shortCall), 5_000_000_000L);
+        assertEquals(List.of(shortCall, longCall), client.completionOrder);
+        // while both had sendable bytes, the sender picked the short one except for the FIFO share
+        long lastShortData = net.sent(PacketType.DATA).stream()
+                .filter(s -> s.from().equals(client.address) && s.rpcId() == shortCall && !isRetransmit(s))
+                .mapToLong(TestNet.Sent::atNanos).max().orElseThrow();
+        long longDataBefore = net.sent(PacketType.DATA).stream()
+                .filter(s -> s.from().equals(client.address) && s.rpcId() == longCall && s.atNanos() < lastShortData
+                        && s.offset() >= config.unscheduledBytes())
+                .count();
+        long shortPackets = 100_000 / Transmitter.maxDataPayload(config);
+        assertTrue(longDataBefore <= shortPackets / 4, "long message got " + longDataBefore
+                + " scheduled packets while the short one was pending");
+    }
+
+    private static boolean isRetransmit(TestNet.Sent s) {
+        return (s.flags() & io.homa4j.core.wire.DataHeader.FLAG_RETRANSMIT) != 0;
+    }
+
+    @Test
+    void pacerKeepsTheOwnQueueBoundedAndStillSendsAtLinkRate() {
+        HomaConfig config = HomaConfig.builder().linkMbps(1_000).build();
+        TestNet.Node client = net.node("client", config);
+        TestNet.Node server = net.node("server", config);
+        long start = net.now;
+        long id = client.call(server, 500_000, 3);
+        net.runUntil(() -> client.done(id), 10_000_000_000L);
+        assertTrue(client.engine.pacerMaxQueueSeenNanos() <= config.pacerMaxQueueNanos()
+                + 2 * (long) (config.mtu() * 8_000.0 / config.linkMbps()), "own queue bounded");
+        // 500 KB each way at 1 Gb/s is at least 8 ms of link time: the pacer really paced
+        long elapsed = net.now - start;
+        assertTrue(elapsed >= 8_000_000, "finished in " + elapsed + " ns: faster than the link");
+        assertTrue(elapsed < 20_000_000, "finished in " + elapsed + " ns: pacer too slow");
+    }
+
+    @Test
+    void smallMessagesAreNeverDeferredByThePacer() {
+        HomaConfig config = HomaConfig.builder().linkMbps(1_000).build();
+        TestNet.Node client = net.node("client", config);
+        TestNet.Node server = net.node("server", config);
+        TestNet.Node server2 = net.node("server2", config);
+        client.call(server, 2_000_000, 1);
+        long t0 = net.now;
+        long small = client.call(server2, 500, 2);
+        TestNet.Sent first = net.sent(PacketType.DATA).stream().filter(s -> s.rpcId() == small).findFirst()
+                .orElseThrow(() -> new AssertionError("the small request waited behind the pacer"));
+        assertEquals(t0, first.atNanos());
+        net.runUntil(() -> client.done(small), 1_000_000_000L);
+    }
+
+    @Test
+    void receiverPushesItsCutoffsAndTheSenderUsesThem() {
+        HomaConfig serverConfig = HomaConfig.builder().unscheduledCutoffs().build(); // all unscheduled at 7
+        TestNet.Node client = net.node("client", HomaConfig.defaults());
+        TestNet.Node server = net.node("server", serverConfig);
+        long first = client.call(server, 50_000, 1);
+        net.runUntil(() -> client.done(first), 1_000_000_000L);
+        assertTrue(net.sent(PacketType.CUTOFFS).stream().anyMatch(s -> s.from().equals(server.address)));
+        assertEquals(1, client.engine.metrics().cutoffsUpdates());
+        long second = client.call(server, 50_000, 2);
+        net.runUntil(() -> client.done(second), 1_000_000_000L);
+        TestNet.Sent data = net.sent(PacketType.DATA).stream()
+                .filter(s -> s.rpcId() == second && s.offset() == 0).findFirst().orElseThrow();
+        assertEquals(7, data.priority(), "second call uses the server's cutoffs");
+        TestNet.Sent firstData = net.sent(PacketType.DATA).stream()
+                .filter(s -> s.rpcId() == first && s.offset() == 0).findFirst().orElseThrow();
+        assertEquals(4, firstData.priority(), "first call used the client's defaults");
+    }
+}
