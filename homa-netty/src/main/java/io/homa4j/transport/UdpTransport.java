@@ -17,6 +17,7 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketProtocolFamily;
@@ -38,8 +39,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>With epoll: one socket per priority level, every one with SO_REUSEPORT (so they, and the sockets of other
  * endpoints that ask for the same port, share it) and IP_TOS = {@code HomaConfig.dscpForLevel(level) << 2};
- * reads use recvmmsg, batches of {@link #RECV_BATCH} datagrams per syscall. UDP_GRO stays off: on Netty 4.2.18
- * combining it with recvmmsg mis-splits datagrams, and recvmmsg alone already amortises the syscalls.
+ * reads use recvmmsg, batches of {@link #RECV_BATCH} datagrams per syscall, level-triggered. UDP_GRO stays off:
+ * on Netty 4.2.18 combining it with recvmmsg is broken (a known Netty bug), and recvmmsg alone already amortises
+ * the syscalls; a GSO send from a peer on the same host is split back into datagrams by the kernel.
  *
  * <p>With NIO: the same layout when the JDK supports SO_REUSEPORT on this OS; otherwise one socket carrying
  * every level, marked with the highest level's TOS (NIO cannot mark per packet).
@@ -53,6 +55,12 @@ public final class UdpTransport {
 
     /** Datagrams read per recvmmsg call. */
     public static final int RECV_BATCH = 32;
+    /**
+     * Datagrams read from one socket per event-loop turn before other work runs. Netty's default (16) lets a
+     * burst of timer work (RESEND, NEED_ACK to thousands of RPCs) starve the sockets until they overflow; with
+     * Homa, draining the receive queue is what unblocks everything else, so it gets the larger share.
+     */
+    public static final int MAX_READS_PER_WAKE = 8 * RECV_BATCH;
 
     /** The transports there are. */
     public enum Kind { EPOLL, NIO }
@@ -194,13 +202,19 @@ public final class UdpTransport {
         if (kind == Kind.EPOLL) {
             ChannelFactory<Channel> factory = () -> new EpollDatagramChannel(family);
             b.channelFactory(factory)
+                    // Level-triggered: a socket still holding datagrams when its read budget runs out is
+                    // reported again on the next turn by the kernel, instead of relying on Netty to re-arm the read
+                    // under edge triggering (under overload we saw sockets sit full while the loop ran).
+                    .option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .option(EpollChannelOption.SO_REUSEPORT, true)
                     .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot * RECV_BATCH));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot * RECV_BATCH)
+                            .maxMessagesPerRead(MAX_READS_PER_WAKE));
         } else {
             ChannelFactory<Channel> factory = () -> new NioDatagramChannel(family);
             b.channelFactory(factory)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot)
+                            .maxMessagesPerRead(MAX_READS_PER_WAKE));
             if (reusePort) {
                 b.option(NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT), true);
             }
