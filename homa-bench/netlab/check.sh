@@ -88,7 +88,7 @@ if ((HOSTS >= 3)); then
   marked_out=$(mktemp) unmarked_out=$(mktemp) backlog_out=$(mktemp)
   sample_backlog "$backlog_out" &
   sampler=$!
-  started+=($sampler)
+  started+=("$sampler")
   on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0xe0 --count "$probe_count" >"$marked_out" &
   marked=$!
   on 1 python3 "$tool" probe --to 198.18.0.2:9000 --tos 0 --count "$probe_count" >"$unmarked_out"

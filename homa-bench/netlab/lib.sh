@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the netlab scripts (sourced, not run). Needs PREFIX or NETLAB_PREFIX.
 
 # on <host-index> <command...>: run a command inside rack host <i>
@@ -5,9 +6,9 @@ on() { local i=$1; shift; ip netns exec "${PREFIX:-${NETLAB_PREFIX:-homa-lab}}-h
 
 # wait_listening <host-index> udp|tcp <port>: polls the host's sockets until one is bound there (max 5 s)
 wait_listening() {
-  local flag=-Hlun attempt
+  local flag=-Hlun _
   [[ "$2" == tcp ]] && flag=-Hltn
-  for attempt in $(seq 50); do
+  for _ in $(seq 50); do
     [[ -n "$(on "$1" ss "$flag" "sport = :$3")" ]] && return 0
     sleep 0.1
   done

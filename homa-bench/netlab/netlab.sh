@@ -16,7 +16,7 @@
 #
 # Everything lives inside namespaces named <prefix>-*, so `down` removes all of it (also after a partial `up`)
 # without touching the machine's own interfaces, routes or qdiscs.
-set -euo pipefail
+set -Eeuo pipefail   # -E: the ERR trap of `up` also covers the functions it calls
 
 PREFIX=${NETLAB_PREFIX:-homa-lab}
 HOSTS=4
@@ -68,7 +68,7 @@ parse_options() {
     MIN_RATE_KBIT=$((LINK_MBPS * 2))   # 0.2% of the link
     ((MIN_RATE_KBIT >= 8)) || MIN_RATE_KBIT=8
   fi
-  is_uint "$MIN_RATE_KBIT" || die "--min-rate-kbit must be a number"
+  is_uint "$MIN_RATE_KBIT" && ((MIN_RATE_KBIT >= 1)) || die "--min-rate-kbit must be >= 1"
   is_uint "$BURST_US" || die "--burst-us must be a number"
   BURST_BYTES=$((LINK_MBPS * BURST_US / 8))
   ((BURST_BYTES >= 3028)) || BURST_BYTES=3028   # at least two full frames
