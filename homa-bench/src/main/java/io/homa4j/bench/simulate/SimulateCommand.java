@@ -204,9 +204,10 @@ public final class SimulateCommand {
         lines.add(String.format(Locale.ROOT, "measured calls: %,d completed, %,d unfinished (recorded at their age),"
                 + " %,d failed %s", r.measured(), r.unfinished(), r.failed(), r.failures().isEmpty() ? ""
                 : r.failures().toString()));
-        lines.add(String.format(Locale.ROOT, "mean slowdown %.2f; link utilization in the window %.1f%%;"
+        lines.add(String.format(Locale.ROOT, "mean slowdown %.2f; offered in the window %.1f%% (what its arrivals"
+                        + " drew), carried by the links %.1f%%;"
                         + " switch drops %,d; retransmitted packets %,d; max port queue %,d B;"
-                        + " max arrivals waiting on one host %,d", r.meanSlowdown(), r.linkUtilization() * 100,
+                        + " max arrivals waiting on one host %,d", r.meanSlowdown(), r.offeredUtilization() * 100, r.linkUtilization() * 100,
                 r.drops(), r.retransmittedPackets(), r.maxPortQueueBytes(), r.maxWaiting()));
         lines.add(String.format(Locale.ROOT, "simulator: %,d packets, %,d events, %.3f virtual ms in %.1f s wall"
                         + " (%.1f s CPU): %.2f M packets per wall second, %.2f M per CPU second", r.packets(),
