@@ -13,9 +13,15 @@ import java.util.List;
  * @param priorityLevels {@code --priorities}: levels in use (1..8), or 0 for the protocol's default
  * @param maxOvercommit  {@code --overcommit}: messages granted at once, or 0 for the default (8)
  * @param srpt           false with {@code --no-srpt}: oldest-first order on senders and in grants
+ * @param pacerQueueNanos {@code --pacer-queue-ns}: most link time the pacer lets queue in the host's NIC, or 0 for
+ *                       the engine's default (5 us)
  */
-public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOvercommit, boolean srpt) {
+public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOvercommit, boolean srpt,
+                            long pacerQueueNanos) {
     public ProtocolSetup {
+        if (pacerQueueNanos < 0) {
+            throw new IllegalArgumentException("pacer queue must be positive: " + pacerQueueNanos);
+        }
         if (priorityLevels < 0 || priorityLevels > 8) {
             throw new IllegalArgumentException("priority levels must be in [1, 8]: " + priorityLevels);
         }
@@ -28,11 +34,11 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
     }
 
     public static ProtocolSetup homa() {
-        return new ProtocolSetup(SimProtocol.HOMA, 0, 0, true);
+        return new ProtocolSetup(SimProtocol.HOMA, 0, 0, true, 0);
     }
 
     public static ProtocolSetup fifoBaseline() {
-        return new ProtocolSetup(SimProtocol.FIFO_BASELINE, 0, 0, true);
+        return new ProtocolSetup(SimProtocol.FIFO_BASELINE, 0, 0, true, 0);
     }
 
     /**
@@ -50,6 +56,9 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
                 // the open-loop generator bounds outstanding calls itself; the engine's caps must not bind first
                 .maxOutstandingRpcs(100_000)
                 .maxServerRpcs(100_000);
+        if (pacerQueueNanos > 0) {
+            b.pacerMaxQueueNanos(pacerQueueNanos);
+        }
         if (protocol == SimProtocol.FIFO_BASELINE) {
             return b.priorityLevels(1)
                     .unscheduledBytes(Math.max(maxMessage, 1))
@@ -77,6 +86,9 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
         }
         if (!srpt) {
             parts.add("--no-srpt");
+        }
+        if (pacerQueueNanos > 0) {
+            parts.add("--pacer-queue-ns " + pacerQueueNanos);
         }
         return String.join(" ", parts);
     }

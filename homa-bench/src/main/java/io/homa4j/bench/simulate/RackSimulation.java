@@ -5,15 +5,12 @@ import io.homa4j.bench.driver.LengthBuckets;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.outgoing.Transmitter;
+import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.sim.SimulatedNetwork;
-import io.homa4j.core.sim.SwitchPort;
-import io.netty.buffer.ByteBuf;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.net.InetSocketAddress;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
@@ -39,7 +36,10 @@ public final class RackSimulation {
     private final LatencyRecorder rtt;
     private final LatencyRecorder slowdown;
     private final Map<String, Long> failures = new TreeMap<>();
+    private static final int DATA_PACKET_OVERHEAD = DataHeader.LENGTH + HomaConfig.IP_UDP_HEADER_BYTES;
+    private final int payloadPerPacket;
     private double slowdownSum;
+    private long offeredWireBytes;
     private long measured;
     private long pendingMeasured;
 
@@ -49,21 +49,15 @@ public final class RackSimulation {
         LengthBuckets buckets = LengthBuckets.forWorkload(plan.workload());
         this.rtt = new LatencyRecorder(buckets);
         this.slowdown = new LatencyRecorder(buckets);
+        this.payloadPerPacket = Transmitter.maxDataPayload(plan.homaConfig());
     }
 
     /** Runs the plan; {@code progress} may be null. */
     public SimulationResult run(Progress progress) {
-        HomaConfig config = plan.homaConfig();
         int hosts = plan.rack().hosts();
-        int perPacket = Transmitter.maxDataPayload(config);
-        double rate = plan.load() * plan.rack().linkBitsPerSecond()
-                / (2 * 8 * plan.basis().bytesPerMessage(plan.workload(), perPacket));
         long start = plan.measureStartNanos();
         long end = plan.measureEndNanos();
         long deadline = end + plan.drainNanos();
-        ByteBuf payload = SharedPayload.allocate(plan.maxMessage());
-        SimulatedNetwork network = new SimulatedNetwork(plan.rack().networkConfig(plan.seed()));
-        RackNode[] nodes = new RackNode[hosts];
         Observer observer = new Observer(start, end);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         boolean cpuTimed = threads.isCurrentThreadCpuTimeSupported();
@@ -71,21 +65,10 @@ public final class RackSimulation {
         long wallStart = System.nanoTime();
         long bytesAtStart = 0;
         long bytesAtEnd = 0;
+        LoadedRack rack = new LoadedRack(plan, observer, deadline);
+        SimulatedNetwork network = rack.network();
+        RackNode[] nodes = rack.nodes();
         try {
-            for (int i = 0; i < hosts; i++) {
-                nodes[i] = new RackNode(network.host(i), config, payload, observer);
-            }
-            SplittableRandom seeds = new SplittableRandom(plan.seed());
-            for (int i = 0; i < hosts; i++) {
-                InetSocketAddress[] others = new InetSocketAddress[hosts - 1];
-                for (int j = 0, k = 0; j < hosts; j++) {
-                    if (j != i) {
-                        others[k++] = network.host(j).address();
-                    }
-                }
-                nodes[i].generate(plan.workload(), rate, others, plan.maxOutstanding(), seeds.nextLong());
-                nodes[i].stopArrivalsAt(deadline);
-            }
             long t = 0;
             boolean startSeen = start == 0;
             boolean endSeen = false;
@@ -100,11 +83,11 @@ public final class RackSimulation {
                 t = next;
                 if (!startSeen && t == start) {
                     startSeen = true;
-                    bytesAtStart = downlinkBytes(network);
+                    bytesAtStart = rack.downlinkBytes();
                 }
                 if (!endSeen && t == end) {
                     endSeen = true;
-                    bytesAtEnd = downlinkBytes(network);
+                    bytesAtEnd = rack.downlinkBytes();
                 }
                 if (progress != null) {
                     progress.update(t, end, System.nanoTime() - wallStart,
@@ -136,21 +119,11 @@ public final class RackSimulation {
             long recorded = measured + unfinished;
             return new SimulationResult(rtt, slowdown, recorded == 0 ? Double.NaN : slowdownSum / recorded,
                     measured, unfinished, Map.copyOf(failures), t, wall, cpu, network.packetsSent(),
-                    network.eventsProcessed(), network.totalDrops(), (bytesAtEnd - bytesAtStart) / capacityBytes,
+                    network.eventsProcessed(), network.totalDrops(), offeredWireBytes / capacityBytes, (bytesAtEnd - bytesAtStart) / capacityBytes,
                     network.maxPortQueueBytes(), maxWaiting, retransmitted);
         } finally {
-            network.close();
-            payload.release();
+            rack.close();
         }
-    }
-
-    private static long downlinkBytes(SimulatedNetwork network) {
-        long sum = 0;
-        for (int i = 0; i < network.hostCount(); i++) {
-            SwitchPort port = network.host(i).port();
-            sum += port.bytesTransmitted();
-        }
-        return sum;
     }
 
     private void record(int length, long rttNanos) {
@@ -177,6 +150,8 @@ public final class RackSimulation {
         public void arrived(int length, long intendedNanos) {
             if (inWindow(intendedNanos)) {
                 pendingMeasured++;
+                long packets = Math.max(1, (length + payloadPerPacket - 1) / payloadPerPacket);
+                offeredWireBytes += 2 * (length + packets * DATA_PACKET_OVERHEAD);
             }
         }
 

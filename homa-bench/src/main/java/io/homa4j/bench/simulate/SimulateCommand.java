@@ -37,13 +37,13 @@ public final class SimulateCommand {
             "           [--seed 1] [--protocol homa|fifo-baseline] [--priorities N] [--overcommit N] [--no-srpt]",
             "           [--out results/simulate] [--load-basis wire|data] [--warmup-ms W] [--drain-ms D]",
             "           [--max-message B] [--max-outstanding 1000] [--propagation-ns 200] [--switch-latency-ns 250]",
-            "           [--port-buffer-kb 1024] [--shared-buffer-kb 8192] [--progress lines|none]",
+            "           [--port-buffer-kb 1024] [--shared-buffer-kb 8192] [--pacer-queue-ns N] [--progress lines|none]",
             "           virtual-time rack on the real engine; writes DIR/results.csv, slowdown.csv, slowdown.svg");
     static final String NO_SRPT = "--no-srpt";
     private static final Set<String> OPTIONS = Set.of("hosts", "link-gbps", "workload", "load", "duration-ms",
             "seed", "protocol", "priorities", "overcommit", "out", "load-basis", "warmup-ms", "drain-ms",
             "max-message", "max-outstanding", "propagation-ns", "switch-latency-ns", "port-buffer-kb",
-            "shared-buffer-kb", "progress");
+            "shared-buffer-kb", "progress", "pacer-queue-ns");
     private static final long WALL_PROGRESS_NANOS = 2_000_000_000L;
 
     private SimulateCommand() {
@@ -117,6 +117,7 @@ public final class SimulateCommand {
             throw new UsageException("simulate: --priorities, --overcommit and --no-srpt are ablations of homa;"
                     + " fifo-baseline has none of those mechanisms");
         }
+        long pacerQueue = args.has("pacer-queue-ns") ? args.longValue("pacer-queue-ns", null, 1, 1_000_000_000) : 0;
         int maxOutstanding = args.intValue("max-outstanding", 1_000, 1, 1_000_000);
         Path outDir = Path.of(args.string("out", "results/simulate"));
         String progress = args.string("progress", "lines");
@@ -124,7 +125,7 @@ public final class SimulateCommand {
             throw new UsageException("simulate: --progress must be lines or none: " + progress);
         }
         RackSpec rack = new RackSpec(hosts, gbps, propagation, switchLatency, portKb << 10, sharedKb << 10);
-        ProtocolSetup setup = new ProtocolSetup(protocol, priorities, overcommit, srpt);
+        ProtocolSetup setup = new ProtocolSetup(protocol, priorities, overcommit, srpt, pacerQueue);
         SimulationPlan plan = new SimulationPlan(rack, setup, workload, load, basis, millisToNanos(warmupMs),
                 millisToNanos(durationMs), millisToNanos(drainMs), seed, maxOutstanding);
         return new Invocation(plan, outDir, progress.equals("lines"));
@@ -185,9 +186,9 @@ public final class SimulateCommand {
         List<String> lines = new ArrayList<>();
         lines.add("rack: " + plan.rack());
         lines.add(String.format(Locale.ROOT, "protocol: %s (%d priority levels, unscheduled %,d B, overcommit %d,"
-                        + " %s, RTT budget %d us)", plan.setup().describe(), config.priorityLevels(),
-                config.unscheduledBytes(), config.maxOvercommit(), config.srpt() ? "SRPT" : "oldest first",
-                config.rttMicros()));
+                        + " %s, RTT budget %d us, pacer queue %,d ns)", plan.setup().describe(),
+                config.priorityLevels(), config.unscheduledBytes(), config.maxOvercommit(),
+                config.srpt() ? "SRPT" : "oldest first", config.rttMicros(), config.pacerMaxQueueNanos()));
         lines.add(String.format(Locale.ROOT, "traffic: %s, all-to-all open-loop Poisson, echo responses, load %.2f"
                         + " (%s basis) = %,.0f requests/s per host, at most %d outstanding per host",
                 plan.workload(), plan.load(), plan.basis().id(), plan.requestsPerSecondPerHost(),
@@ -203,9 +204,10 @@ public final class SimulateCommand {
         lines.add(String.format(Locale.ROOT, "measured calls: %,d completed, %,d unfinished (recorded at their age),"
                 + " %,d failed %s", r.measured(), r.unfinished(), r.failed(), r.failures().isEmpty() ? ""
                 : r.failures().toString()));
-        lines.add(String.format(Locale.ROOT, "mean slowdown %.2f; link utilization in the window %.1f%%;"
+        lines.add(String.format(Locale.ROOT, "mean slowdown %.2f; offered in the window %.1f%% (what its arrivals"
+                        + " drew), carried by the links %.1f%%;"
                         + " switch drops %,d; retransmitted packets %,d; max port queue %,d B;"
-                        + " max arrivals waiting on one host %,d", r.meanSlowdown(), r.linkUtilization() * 100,
+                        + " max arrivals waiting on one host %,d", r.meanSlowdown(), r.offeredUtilization() * 100, r.linkUtilization() * 100,
                 r.drops(), r.retransmittedPackets(), r.maxPortQueueBytes(), r.maxWaiting()));
         lines.add(String.format(Locale.ROOT, "simulator: %,d packets, %,d events, %.3f virtual ms in %.1f s wall"
                         + " (%.1f s CPU): %.2f M packets per wall second, %.2f M per CPU second", r.packets(),

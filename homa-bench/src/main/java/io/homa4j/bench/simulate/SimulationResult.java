@@ -21,6 +21,8 @@ import java.util.Map;
  * @param packets             packets the hosts sent in the run
  * @param events              simulator events fired
  * @param drops               packets dropped by the switch (buffers full)
+ * @param offeredUtilization  wire bytes of the DATA packets of the calls that arrived in the window (requests and
+ *                            responses) over the links' capacity in the window: the load the window really drew
  * @param linkUtilization     bytes the switch sent down its links during the measurement window over their capacity
  * @param maxPortQueueBytes   most wire bytes one egress port ever held
  * @param maxWaiting          most arrivals one host ever had waiting for its outstanding cap
@@ -28,7 +30,7 @@ import java.util.Map;
  */
 public record SimulationResult(LatencyRecorder rtt, LatencyRecorder slowdownMilli, double meanSlowdown,
                                long measured, long unfinished, Map<String, Long> failures, long virtualNanos,
-                               long wallNanos, long cpuNanos, long packets, long events, long drops, double linkUtilization,
+                               long wallNanos, long cpuNanos, long packets, long events, long drops, double offeredUtilization, double linkUtilization,
                                long maxPortQueueBytes, long maxWaiting, long retransmittedPackets) {
 
     /** Packets per wall-clock second of the loaded run. */

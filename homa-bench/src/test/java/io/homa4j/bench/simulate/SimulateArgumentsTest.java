@@ -1,0 +1,58 @@
+package io.homa4j.bench.simulate;
+
+import io.homa4j.bench.cli.Cli;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Bad {@code simulate} command lines exit 2 with one line naming the problem (then the usage), and run nothing. */
+class SimulateArgumentsTest {
+
+    /** Each value: the arguments after {@code simulate} (split on '|') and a fragment the error line must hold. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "--bogus|1=>unknown option --bogus",
+            "--load=>option --load needs a value",
+            "--load|1=>--load must be in",
+            "--load|0=>--load must be in",
+            "--load|lots=>--load must be a number",
+            "--hosts|1=>--hosts must be in [2, 1024]",
+            "--link-gbps|0=>--link-gbps must be in",
+            "--workload|w9=>workload must be w1..w5",
+            "--duration-ms|0=>--duration-ms must be in",
+            "--protocol|tcp=>--protocol must be homa or fifo-baseline",
+            "--priorities|9=>--priorities must be in [1, 8]",
+            "--overcommit|0=>--overcommit must be in",
+            "--no-srpt|--no-srpt=>--no-srpt given twice",
+            "--protocol|fifo-baseline|--no-srpt=>ablations of homa",
+            "--protocol|fifo-baseline|--priorities|4=>ablations of homa",
+            "--load-basis|bytes=>--load-basis must be wire or data",
+            "--progress|loud=>--progress must be lines or none",
+            "--max-message|0=>--max-message must be in",
+            "--seed|x=>--seed must be an integer",
+            "stray=>unexpected argument 'stray'",
+    })
+    void badArgumentsExitTwoWithOneLine(String spec) {
+        String[] parts = spec.split("=>", 2);
+        String[] tail = parts[0].isEmpty() ? new String[0] : parts[0].split("\\|");
+        String[] argv = new String[tail.length + 1];
+        argv[0] = "simulate";
+        System.arraycopy(tail, 0, argv, 1, tail.length);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Cli.run(argv, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(Cli.USAGE, code, spec);
+        String firstLine = err.toString(StandardCharsets.UTF_8).lines().findFirst().orElse("");
+        assertTrue(firstLine.startsWith("homa-bench: simulate: "), firstLine);
+        assertTrue(firstLine.contains(parts[1]), "expected '" + parts[1] + "' in: " + firstLine);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("simulate [--hosts 16]"), "usage lists simulate");
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing ran");
+    }
+}
