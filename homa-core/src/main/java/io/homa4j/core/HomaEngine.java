@@ -79,7 +79,7 @@ public final class HomaEngine {
     private final GrantScheduler grants;
     private final PeerTable peers;
     private final UnscheduledCutoffs ownCutoffs;
-    private final RpcIds ids = new RpcIds();
+    private final RpcIds ids;
     private final SilenceRules silence;
     private final TickClock tickClock;
     private final DeadlineQueue deadlines = new DeadlineQueue();
@@ -139,6 +139,7 @@ public final class HomaEngine {
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.startNanos = nowNanos;
         this.now = nowNanos;
+        this.ids = new RpcIds(nowNanos);
         this.encoder = new PacketEncoder(allocator);
         this.transmitter = new Transmitter(config, sink, encoder, metrics, nowNanos);
         this.ownCutoffs = UnscheduledCutoffs.fromConfig(config, 1);
