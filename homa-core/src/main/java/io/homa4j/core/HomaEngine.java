@@ -79,7 +79,7 @@ public final class HomaEngine {
     private final GrantScheduler grants;
     private final PeerTable peers;
     private final UnscheduledCutoffs ownCutoffs;
-    private final RpcIds ids = new RpcIds();
+    private final RpcIds ids;
     private final SilenceRules silence;
     private final TickClock tickClock;
     private final DeadlineQueue deadlines = new DeadlineQueue();
@@ -139,6 +139,7 @@ public final class HomaEngine {
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.startNanos = nowNanos;
         this.now = nowNanos;
+        this.ids = new RpcIds(nowNanos);
         this.encoder = new PacketEncoder(allocator);
         this.transmitter = new Transmitter(config, sink, encoder, metrics, nowNanos);
         this.ownCutoffs = UnscheduledCutoffs.fromConfig(config, 1);
@@ -682,7 +683,13 @@ public final class HomaEngine {
 
     private void onBusy(InetSocketAddress from, long wireId) {
         if (RpcIds.fromClient(wireId)) {
-            drop(DropReason.MALFORMED);
+            // a client whose grant scheduler holds our response back: it still wants it
+            ServerRpc rpc = serverRpcs.get(new ServerKey(from, wireId));
+            if (rpc == null) {
+                drop(DropReason.UNKNOWN_RPC);
+                return;
+            }
+            rpc.silentTicks = 0;
             return;
         }
         ClientRpc rpc = clientRpcs.get(RpcIds.localId(wireId));
@@ -948,8 +955,10 @@ public final class HomaEngine {
         }
         if (response != null && response.outstandingBytes() == 0) {
             rpc.silentTicks = 0; // everything granted arrived: waiting for our own grant scheduler
+            keepAlive(rpc, ++rpc.heldTicks);
             return;
         }
+        rpc.heldTicks = 0;
         rpc.silentTicks++;
         if (silence.abortDue(rpc.silentTicks)) {
             failClient(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + rpc.silentTicks + " ticks",
@@ -969,6 +978,16 @@ public final class HomaEngine {
         }
     }
 
+    /**
+     * While our grant scheduler holds a message back, tell its sender every resendTicks that we still want it
+     * (BUSY), so the sender's silence timer does not give the RPC up.
+     */
+    private void keepAlive(io.homa4j.core.rpc.Rpc rpc, int heldTicks) {
+        if (heldTicks % config.resendTicks() == 0) {
+            transmitter.sendControl(rpc.peerAddress(), PacketType.BUSY, encoder.busy(rpc.wireId()), now);
+        }
+    }
+
     private void requestGaps(io.homa4j.core.rpc.Rpc rpc, IncomingMessage message, int priority) {
         message.forEachGap(MAX_RESEND_RANGES, (start, end) -> transmitter.sendControl(rpc.peerAddress(),
                 PacketType.RESEND, encoder.resend(rpc.wireId(), start, end - start, priority), now));
@@ -979,9 +998,11 @@ public final class HomaEngine {
             case RECEIVING: {
                 IncomingMessage request = rpc.request();
                 if (request.outstandingBytes() == 0) {
-                    rpc.silentTicks = 0;
+                    rpc.silentTicks = 0; // waiting for our own grant scheduler, not for the client
+                    keepAlive(rpc, ++rpc.heldTicks);
                     return;
                 }
+                rpc.heldTicks = 0;
                 rpc.silentTicks++;
                 if (silence.abortDue(rpc.silentTicks)) {
                     freeServer(rpc);
