@@ -107,12 +107,6 @@ class HomaHostTest {
      * pre-crash call (id 2) 50 ms late; the restarted engine has reused id 2 for a new call to the same server.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("engine defect (core 89155eb): a new HomaEngine numbers client RPCs from the same"
-            + " first id, so after a client restart on the same address a late response to a pre-crash RPC is"
-            + " delivered as the response of the new RPC with the same id: wrong bytes, reported as success"
-            + " (this test: the new 10 B call gets the old call's 10 B at 49 ms). Calling the same server after the"
-            + " old response has come and gone fails instead: the server still holds the old RPC under that id and"
-            + " the new call ends UNAVAILABLE 'server lost the call's state' after 5 ms")
     void aRestartedClientDoesNotTakeALateResponseForItsPreviousIncarnation() {
         start(2);
         hosts[1].serve(RequestHandler.echoAfter(50 * MILLIS));
