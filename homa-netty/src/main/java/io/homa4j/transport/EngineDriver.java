@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -80,10 +81,14 @@ public final class EngineDriver {
         if (!turnOpen) {
             turnOpen = true;
             turnNanos = clock.getAsLong();
-            if (loop instanceof SingleThreadEventLoop singleThread) {
-                singleThread.executeAfterEventLoopIteration(endOfTurn);
-            } else {
-                loop.execute(endOfTurn);
+            try {
+                if (loop instanceof SingleThreadEventLoop singleThread) {
+                    singleThread.executeAfterEventLoopIteration(endOfTurn);
+                } else {
+                    loop.execute(endOfTurn);
+                }
+            } catch (RejectedExecutionException loopGone) {
+                turnOpen = false; // shutting down from outside the loop: no turn to end, no more wake-ups
             }
         }
         return turnNanos;
