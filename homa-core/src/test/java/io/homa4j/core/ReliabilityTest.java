@@ -218,4 +218,26 @@ class ReliabilityTest {
         assertTrue(net.sent(PacketType.DATA).stream().anyMatch(s -> s.from().equals(client.address)
                 && (s.flags() & DataHeader.FLAG_RETRANSMIT) != 0 && s.offset() == 0 && s.priority() == 7));
     }
+
+    @Test
+    void restartedClientDoesNotTakeALateResponseMeantForItsPreviousIncarnation() {
+        server.handler = (h, c, req) -> null; // answer by hand, late
+        long old = client.call(server, 10, 21);
+        net.runUntil(() -> server.requestsHandled == 1, 10 * MS);
+        net.runFor(MS);
+        net.restart(client);
+        long fresh = client.call(server, 10, 22);
+        assertTrue(fresh != old, "a new incarnation does not reuse ids");
+        long oldHandle = server.heldRequests.keySet().iterator().next();
+        assertTrue(server.replyHeld(oldHandle)); // the late response to the dead call
+        net.runUntil(() -> server.requestsHandled == 2, 10 * MS);
+        long freshHandle = server.heldRequests.keySet().iterator().next();
+        assertTrue(server.replyHeld(freshHandle));
+        net.runUntil(() -> client.done(fresh), 100 * MS);
+        assertCompleted(fresh, 10, 22); // its own bytes, not the old call's
+        assertEquals(ErrorCode.CANCELLED, client.failures.get(old).code(), "closed with the old engine");
+        assertFalse(client.responses.containsKey(old));
+        net.runUntilIdle(500 * MS);
+        assertEquals(0, server.engine.serverRpcCount(), "the late response was refused and freed");
+    }
 }

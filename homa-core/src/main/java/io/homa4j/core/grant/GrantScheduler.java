@@ -18,14 +18,19 @@ import java.util.TreeSet;
  * <ul>
  *   <li>Active messages (not yet fully granted) are ranked SRPT: fewest unreceived bytes first, ties to the
  *       oldest.</li>
- *   <li>At most {@code maxOvercommit} messages hold scheduled grants at once ("granted set": granted beyond
- *       their unscheduled bytes and not yet received); a better-ranked newcomer waits until a slot drains.</li>
- *   <li>Each granted message may run {@code window = maxIncoming / (granted + 1)} bytes ahead of what it has
+ *   <li>At most {@code maxOvercommit} messages hold an SRPT grant slot at once. A message holds a slot from its
+ *       first SRPT grant while it is still being granted and has granted bytes not yet received; it gives the
+ *       slot up when it is fully granted (its last window may still be in flight, bounded by the incoming cap,
+ *       as in the Linux module) or when everything granted has arrived. A better-ranked newcomer waits for a
+ *       free slot.</li>
+ *   <li>Each slot holder may run {@code window = maxIncoming / (ranked + 1)} bytes ahead of what it has
  *       received; the total of granted-but-unreceived bytes over all incoming messages (unscheduled bytes
- *       included, as in the Linux module) stays at or under {@code maxIncomingBytes} when a grant is issued.</li>
+ *       included, as in the Linux module) never exceeds {@code maxIncomingBytes} because of a grant.</li>
  *   <li>FIFO share: for every byte granted by SRPT, {@code f/(1-f)} bytes of credit accrue; when the credit
  *       reaches one increment, the oldest active message gets that increment at the highest scheduled level,
- *       so long messages progress under a stream of short ones.</li>
+ *       before the SRPT pass takes the room, and without needing a slot (as the module's FIFO grants ignore
+ *       overcommit), so long messages progress under a stream of shorter ones. It gets the next increment only
+ *       once the previous one has mostly arrived.</li>
  *   <li>The priority carried in a GRANT follows the rank ({@link ScheduledPriorities}).</li>
  * </ul>
  * Engine thread only.
@@ -53,6 +58,7 @@ public final class GrantScheduler {
     private final TreeSet<IncomingMessage> activeByAge = new TreeSet<>(AGE);
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     private long outstanding;
+    /** Accrues from SRPT grants; capped so a long SRPT run does not bank a burst of FIFO grants. */
     private double fifoCredit;
 
     /**
@@ -127,15 +133,19 @@ public final class GrantScheduler {
         }
     }
 
+    /** Gives up {@code m}'s slot when it no longer needs one. Slots are only taken by SRPT grants. */
     private void refreshGrantedSet(IncomingMessage m) {
-        boolean holds = m.holdsScheduledGrant();
-        if (holds && !m.inGrantedSet) {
+        if (m.inGrantedSet && (!m.holdsScheduledGrant() || m.granted() >= m.length())) {
+            grantedSet.remove(m);
+            m.inGrantedSet = false;
+        }
+    }
+
+    private void takeSlot(IncomingMessage m) {
+        if (!m.inGrantedSet && m.holdsScheduledGrant() && m.granted() < m.length()) {
             grantedSet.add(m);
             m.inGrantedSet = true;
             metrics.grantedMessages(grantedSet.size());
-        } else if (!holds && m.inGrantedSet) {
-            grantedSet.remove(m);
-            m.inGrantedSet = false;
         }
     }
 
@@ -144,12 +154,12 @@ public final class GrantScheduler {
         if (active.isEmpty()) {
             return;
         }
+        fifoGrant(sender);
         int ranked = Math.min(active.size(), maxOvercommit);
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
-        long srptGranted = 0;
         int rank = 0;
         Iterator<IncomingMessage> it = active.iterator();
-        List<IncomingMessage> changed = null;
+        List<IncomingMessage> fullyGranted = null;
         while (it.hasNext() && rank < maxOvercommit) {
             IncomingMessage m = it.next();
             int priority = priorities.levelFor(rank, ranked);
@@ -159,48 +169,56 @@ public final class GrantScheduler {
             }
             int delta = grantAmount(m, m.receivedBytes() + window);
             if (delta > 0) {
-                if (changed == null) {
-                    changed = new ArrayList<>(ranked);
+                if (m != activeByAge.first()) { // grants the oldest gets anyway are not owed a FIFO share
+                    fifoCredit = Math.min(2.0 * fifoIncrement,
+                            fifoCredit + delta * fifoFraction / (1 - fifoFraction));
                 }
-                changed.add(m);
-                srptGranted += delta;
                 issue(sender, m, m.granted() + delta, priority);
-            }
-        }
-        if (changed != null) {
-            for (IncomingMessage m : changed) {
+                takeSlot(m);
+                refreshGrantedSet(m);
                 if (m.granted() >= m.length()) {
-                    active.remove(m);
-                    activeByAge.remove(m);
-                    m.inActiveSet = false;
+                    if (fullyGranted == null) {
+                        fullyGranted = new ArrayList<>(ranked);
+                    }
+                    fullyGranted.add(m);
                 }
             }
         }
-        fifoGrant(sender, srptGranted);
+        if (fullyGranted != null) {
+            for (IncomingMessage m : fullyGranted) {
+                active.remove(m);
+                activeByAge.remove(m);
+                m.inActiveSet = false;
+            }
+        }
     }
 
-    private void fifoGrant(GrantSender sender, long srptGranted) {
-        if (fifoFraction <= 0 || activeByAge.isEmpty()) {
-            return;
-        }
-        fifoCredit += srptGranted * fifoFraction / (1 - fifoFraction);
-        if (fifoCredit < fifoIncrement) {
+    /**
+     * The FIFO share, byte-exact: as soon as one packet of credit and of room exist, the oldest message gets up
+     * to one increment (never more than the credit), and exactly what it got is charged. It goes before the SRPT
+     * pass so that under overload, when room opens a packet at a time, it still gets its share.
+     */
+    private void fifoGrant(GrantSender sender) {
+        if (fifoFraction <= 0 || fifoCredit < minGrantBytes) {
             return;
         }
         IncomingMessage oldest = activeByAge.first();
-        if (!oldest.inGrantedSet && grantedSet.size() >= maxOvercommit) {
+        if (oldest.outstandingBytes() >= fifoIncrement) {
+            return; // the last increment has not arrived yet; keep the credit
+        }
+        long want = Math.min(fifoIncrement, (long) fifoCredit);
+        int delta = grantAmount(oldest, (long) oldest.granted() + want);
+        if (delta <= 0) {
             return;
         }
-        int delta = grantAmount(oldest, (long) oldest.granted() + fifoIncrement);
-        if (delta > 0) {
-            fifoCredit -= fifoIncrement;
-            // the SRPT key (unreceived bytes) does not depend on the grant, so the sets stay ordered
-            issue(sender, oldest, oldest.granted() + delta, priorities.highestLevel());
-            if (oldest.granted() >= oldest.length()) {
-                active.remove(oldest);
-                activeByAge.remove(oldest);
-                oldest.inActiveSet = false;
-            }
+        fifoCredit -= delta;
+        // the SRPT key (unreceived bytes) does not depend on the grant, so the sets stay ordered
+        issue(sender, oldest, oldest.granted() + delta, priorities.highestLevel());
+        refreshGrantedSet(oldest);
+        if (oldest.granted() >= oldest.length()) {
+            active.remove(oldest);
+            activeByAge.remove(oldest);
+            oldest.inActiveSet = false;
         }
     }
 
@@ -224,7 +242,6 @@ public final class GrantScheduler {
         outstanding += delta;
         m.granted(newGranted);
         m.lastGrantPriority(priority);
-        refreshGrantedSet(m);
         metrics.granted(delta);
         metrics.grantedBytesOutstanding(outstanding);
         sender.sendGrant(m, newGranted, priority);
@@ -235,7 +252,7 @@ public final class GrantScheduler {
         return outstanding;
     }
 
-    /** Messages currently holding scheduled grants. */
+    /** Messages currently holding an SRPT grant slot (at most maxOvercommit). */
     public int grantedMessages() {
         return grantedSet.size();
     }

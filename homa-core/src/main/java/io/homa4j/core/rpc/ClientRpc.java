@@ -21,6 +21,8 @@ public final class ClientRpc implements Rpc {
     private int restarts;
     /** Timer ticks since the last packet from the server for this RPC (see the timer package). */
     public int silentTicks;
+    /** Timer ticks our own grant scheduler has held this RPC's incoming message back (drives BUSY keepalives). */
+    public int heldTicks;
 
     public ClientRpc(long id, Peer server, long deadlineNanos, long nowNanos) {
         this.id = id;

@@ -6,9 +6,20 @@ package io.homa4j.core.rpc;
  * sent it: even = from a client, odd = from a server.
  */
 public final class RpcIds {
-    private long next = 2;
+    private static final long MASK_61_BITS = (1L << 61) - 1;
+    private long next;
 
-    /** The next client id: 2, 4, 6, ... (wraps far beyond any engine's lifetime). */
+    /**
+     * Ids start at {@code 2 x nowNanos + 2} (61 bits of the clock), so an engine that replaces a crashed one on
+     * the same address (same clock, later time) never reuses an id of its predecessor: that would need more than
+     * one call per two nanoseconds. A late response to a previous incarnation's call is then unknown to the new
+     * engine instead of being taken for the response of a new call.
+     */
+    public RpcIds(long nowNanos) {
+        this.next = ((nowNanos & MASK_61_BITS) << 1) + 2;
+    }
+
+    /** The next client id: even, increasing by 2, never 0. */
     public long nextClientId() {
         long id = next;
         next += 2;

@@ -31,6 +31,8 @@ public final class ServerRpc implements Rpc {
     private OutgoingMessage response;
     /** Timer ticks since the last packet from the client for this RPC (see the timer package). */
     public int silentTicks;
+    /** Timer ticks our own grant scheduler has held this RPC's incoming message back (drives BUSY keepalives). */
+    public int heldTicks;
 
     public ServerRpc(long handle, ServerKey key, Peer client) {
         this.handle = handle;
