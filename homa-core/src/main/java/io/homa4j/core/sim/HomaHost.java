@@ -34,6 +34,7 @@ public final class HomaHost implements SimNode {
     private Generation current;
     private RequestHandler handler;
     private boolean retainResponses;
+    private boolean checksums = true;
     private int generations;
     private long requestsReceived;
     private long callsPending;
@@ -102,6 +103,15 @@ public final class HomaHost implements SimNode {
         return this;
     }
 
+    /**
+     * Whether calls checksum their request and response (CRC-32C; on by default). Large simulations that do not
+     * check payloads may turn it off to save the work; {@link SimCall#echoedRequest()} then compares lengths only.
+     */
+    public HomaHost checksumPayloads(boolean on) {
+        this.checksums = on;
+        return this;
+    }
+
     /** Calls {@code server} with {@code request} (owned by the engine from now on), no deadline. */
     public SimCall call(HomaHost server, ByteBuf request) {
         return call(server.address(), request, Long.MAX_VALUE);
@@ -115,7 +125,8 @@ public final class HomaHost implements SimNode {
      */
     public SimCall call(InetSocketAddress server, ByteBuf request, long deadlineNanos) {
         long now = host.nowNanos();
-        SimCall call = new SimCall(this, server, request.readableBytes(), Payloads.crc32c(request), now);
+        SimCall call = new SimCall(this, server, request.readableBytes(), checksums ? Payloads.crc32c(request) : 0,
+                now);
         Generation g = current;
         if (g == null) {
             request.release();
@@ -305,7 +316,7 @@ public final class HomaHost implements SimNode {
                 return;
             }
             callsPending--;
-            call.respond(response, retainResponses, host.nowNanos());
+            call.respond(response, checksums, retainResponses, host.nowNanos());
         }
 
         @Override

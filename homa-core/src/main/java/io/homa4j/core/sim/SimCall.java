@@ -71,13 +71,16 @@ public final class SimCall {
     /** Length of the response, or -1 without one. */
     public int responseBytes() { return responseBytes; }
 
-    /** CRC-32C of the response (meaningful only after success). */
+    /** CRC-32C of the response (meaningful only after success, and 0 when the host does not checksum). */
     public int responseCrc32c() { return responseCrc32c; }
 
     /** A copy of the response when the host retains responses ({@link HomaHost#retainResponses}), else null. */
     public byte[] responseData() { return responseData == null ? null : responseData.clone(); }
 
-    /** Whether the call succeeded with a response byte-identical (length and CRC-32C) to the request. */
+    /**
+     * Whether the call succeeded with a response byte-identical (length and CRC-32C) to the request; lengths only
+     * when the host does not checksum ({@link HomaHost#checksumPayloads}).
+     */
     public boolean echoedRequest() {
         return succeeded() && responseBytes == requestBytes && responseCrc32c == requestCrc32c;
     }
@@ -108,10 +111,10 @@ public final class SimCall {
         fail(new RpcFailure(code, message, true), nowNanos);
     }
 
-    void respond(ByteBuf response, boolean retain, long nowNanos) {
+    void respond(ByteBuf response, boolean checksum, boolean retain, long nowNanos) {
         try {
             responseBytes = response.readableBytes();
-            responseCrc32c = Payloads.crc32c(response);
+            responseCrc32c = checksum ? Payloads.crc32c(response) : 0;
             if (retain) {
                 responseData = ByteBufUtil.getBytes(response);
             }

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <pre>
  *   bound = (8 x unscheduledBytes + maxIncomingBytes + maxOvercommit x packetPayload) x wirePerPayload
  *           + 4 x 1,500            (the short call, grants/acks in the same port, rounding)
- *         = (80,000 + 80,000 + 8 x 1,432) x 1,500 / 1,432 + 6,000 = 185,602 B   (defaults, maxOvercommit 8)
+ *         = (80,000 + 80,000 + 8 x 1,432) x 1,500 / 1,432 + 6,000 = 185,597 B   (defaults, maxOvercommit 8)
  * </pre>
  *
  * Without grants (every sender blasting 1 MB) the port would have to hold about 7 MB, so the bound is a real test
