@@ -5,6 +5,7 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.RpcRejectedException;
+import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.transport.DatagramSink;
 import io.homa4j.transport.EngineDriver;
 import io.homa4j.transport.HomaEngineAdapter;
@@ -31,9 +32,11 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -72,6 +75,7 @@ public final class HomaEndpoint implements AutoCloseable {
     private final InetSocketAddress localAddress;
 
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile MetricsSnapshot lastMetrics;
     private final CompletableFuture<Void> closeDone = new CompletableFuture<>();
     private final AtomicReference<Service> service = new AtomicReference<>();
 
@@ -89,7 +93,7 @@ public final class HomaEndpoint implements AutoCloseable {
         this.observer = b.observer;
         this.ownGroup = ownGroup;
         this.loop = loop;
-        this.driver = new EngineDriver(loop, System::nanoTime);
+        this.driver = new EngineDriver(loop, System::nanoTime, counters);
         HomaInboundHandler inbound = new HomaInboundHandler(driver, b.packetFilter, counters,
                 config.maxUdpPayload());
         this.transport = UdpTransport.bind(kind, loop, b.bindAddress, b.port, config, b.socketBufferBytes, inbound);
@@ -135,6 +139,29 @@ public final class HomaEndpoint implements AutoCloseable {
     /** True when each priority level leaves through its own socket with its own TOS byte. */
     public boolean marksPriorityPerLevel() {
         return transport.perLevelTos();
+    }
+
+    /**
+     * The engine's counters and gauges (packets by type, drops by reason, RPC outcomes, buffered bytes). Taken on
+     * the event loop: from another thread this waits for the loop (at most a few seconds; when the loop is
+     * stuck, or the endpoint is closed, the last snapshot is returned). Null with a test engine that keeps none.
+     */
+    public MetricsSnapshot metrics() {
+        if (loop.inEventLoop()) {
+            return driver.isClosed() ? lastMetrics : engine.metrics();
+        }
+        if (closed.get()) {
+            closeDone.join();
+            return lastMetrics;
+        }
+        try {
+            return loop.submit(() -> driver.isClosed() ? lastMetrics : engine.metrics()).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return lastMetrics;
+        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+            return lastMetrics;
+        }
     }
 
     /** UDP-level totals (datagrams, GSO sends, drops) since the endpoint was built. */
@@ -251,6 +278,25 @@ public final class HomaEndpoint implements AutoCloseable {
         }
     }
 
+    /** For diagnosis in tests: the engine's next wake relative to now, and its pacer and queue gauges. */
+    String debugState() {
+        try {
+            return loop.submit(() -> {
+                long now = System.nanoTime();
+                long wake = engine.nextWakeNanos();
+                String s = "nextWakeIn=" + (wake == Long.MAX_VALUE ? "never" : (wake - now) + "ns");
+                if (engine instanceof HomaEngineAdapter a) {
+                    s += ", pacerQueueNanos=" + a.engine().pacerQueueNanos(now) + ", outgoing="
+                            + a.engine().outgoingBytes() + ", clientRpcs=" + a.engine().clientRpcCount()
+                            + ", serverRpcs=" + a.engine().serverRpcCount();
+                }
+                return s;
+            }).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return "unavailable: " + e;
+        }
+    }
+
     /** True once {@link #close} was called. */
     public boolean isClosed() {
         return closed.get();
@@ -270,6 +316,7 @@ public final class HomaEndpoint implements AutoCloseable {
     private void closeOnLoop() {
         try {
             engine.close(driver.now());
+            lastMetrics = engine.metrics();
         } catch (RuntimeException e) {
             LOG.error("engine failed to close cleanly", e);
         }

@@ -183,6 +183,11 @@ final class FakeEngine implements ProtocolEngine {
         serving.clear();
     }
 
+    @Override
+    public io.homa4j.core.metrics.MetricsSnapshot metrics() {
+        return null;
+    }
+
     private static ByteBuf packet(byte type, long id, ByteBuf body) {
         ByteBuf p = PooledByteBufAllocator.DEFAULT.directBuffer(HEADER + body.readableBytes());
         p.writeInt(MAGIC).writeByte(type).writeLong(id).writeBytes(body, body.readerIndex(), body.readableBytes());

@@ -4,20 +4,22 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.core.HomaEngine;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcListener;
+import io.homa4j.core.metrics.MetricsSnapshot;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 
 import java.net.InetSocketAddress;
 
 /** The real engine behind {@link ProtocolEngine}: plain delegation. */
 public final class HomaEngineAdapter implements ProtocolEngine {
 
-    /** Builds a {@link HomaEngine}. */
+    /** Builds a {@link HomaEngine} that allocates its packets from the pooled direct allocator. */
     public static final Factory FACTORY = HomaEngineAdapter::new;
 
     private final HomaEngine engine;
 
     private HomaEngineAdapter(HomaConfig config, PacketSink sink, RpcListener listener, long nowNanos) {
-        this.engine = new HomaEngine(config, sink, listener, nowNanos);
+        this.engine = new HomaEngine(config, sink, listener, PooledByteBufAllocator.DEFAULT, nowNanos);
     }
 
     /** The wrapped engine. */
@@ -63,5 +65,10 @@ public final class HomaEngineAdapter implements ProtocolEngine {
     @Override
     public void close(long nowNanos) {
         engine.close(nowNanos);
+    }
+
+    @Override
+    public MetricsSnapshot metrics() {
+        return engine.metrics();
     }
 }

@@ -3,6 +3,7 @@ package io.homa4j.transport;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcListener;
+import io.homa4j.core.metrics.MetricsSnapshot;
 import io.netty.buffer.ByteBuf;
 
 import java.net.InetSocketAddress;
@@ -31,6 +32,9 @@ public interface ProtocolEngine {
     long nextWakeNanos();
 
     void close(long nowNanos);
+
+    /** The engine's counters and gauges now; null for engines that keep none (test doubles). */
+    MetricsSnapshot metrics();
 
     /** Creates the engine of one endpoint. */
     @FunctionalInterface

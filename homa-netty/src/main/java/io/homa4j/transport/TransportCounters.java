@@ -16,10 +16,12 @@ public final class TransportCounters {
     volatile long filteredOutbound;
     volatile long filteredInbound;
     volatile long socketErrors;
+    volatile long engineWakes;
 
     /** An immutable copy of the totals so far. */
     public TransportStats snapshot() {
         return new TransportStats(datagramsSent, bytesSent, gsoSends, gsoSegments, gsoFallbacks,
-                datagramsReceived, bytesReceived, oversizedDropped, filteredOutbound, filteredInbound, socketErrors);
+                datagramsReceived, bytesReceived, oversizedDropped, filteredOutbound, filteredInbound, socketErrors,
+                engineWakes);
     }
 }

@@ -14,8 +14,10 @@ package io.homa4j.transport;
  * @param filteredOutbound  datagrams a {@link PacketFilter} dropped on the way out
  * @param filteredInbound   datagrams a {@link PacketFilter} dropped on the way in
  * @param socketErrors      socket errors reported by Netty (failed plain sends, failed reads)
+ * @param engineWakes       times the event loop woke the engine for its timers or pacer ({@code poll})
  */
 public record TransportStats(long datagramsSent, long bytesSent, long gsoSends, long gsoSegments, long gsoFallbacks,
                              long datagramsReceived, long bytesReceived, long oversizedDropped,
-                             long filteredOutbound, long filteredInbound, long socketErrors) {
+                             long filteredOutbound, long filteredInbound, long socketErrors,
+                             long engineWakes) {
 }

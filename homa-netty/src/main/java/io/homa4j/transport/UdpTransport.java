@@ -17,6 +17,7 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketProtocolFamily;
@@ -53,6 +54,12 @@ public final class UdpTransport {
 
     /** Datagrams read per recvmmsg call. */
     public static final int RECV_BATCH = 32;
+    /**
+     * Datagrams read from one socket per event-loop turn before other work runs. Netty's default (16) lets a
+     * burst of timer work (RESEND, NEED_ACK to thousands of RPCs) starve the sockets until they overflow; with
+     * Homa, draining the receive queue is what unblocks everything else, so it gets the larger share.
+     */
+    public static final int MAX_READS_PER_WAKE = 8 * RECV_BATCH;
 
     /** The transports there are. */
     public enum Kind { EPOLL, NIO }
@@ -194,13 +201,19 @@ public final class UdpTransport {
         if (kind == Kind.EPOLL) {
             ChannelFactory<Channel> factory = () -> new EpollDatagramChannel(family);
             b.channelFactory(factory)
+                    // Level-triggered: Netty's edge-triggered datagram read can stop short of EAGAIN when a
+                    // recvmmsg batch is not full of bytes; a socket whose buffer is then full drops every later
+                    // datagram without raising a new edge, and is never read again.
+                    .option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .option(EpollChannelOption.SO_REUSEPORT, true)
                     .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot * RECV_BATCH));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot * RECV_BATCH)
+                            .maxMessagesPerRead(MAX_READS_PER_WAKE));
         } else {
             ChannelFactory<Channel> factory = () -> new NioDatagramChannel(family);
             b.channelFactory(factory)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot)
+                            .maxMessagesPerRead(MAX_READS_PER_WAKE));
             if (reusePort) {
                 b.option(NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT), true);
             }

@@ -248,5 +248,10 @@ class HomaInboundHandlerTest {
         @Override
         public void close(long nowNanos) {
         }
+
+        @Override
+        public io.homa4j.core.metrics.MetricsSnapshot metrics() {
+            return null;
+        }
     }
 }

@@ -120,7 +120,7 @@ final class CompareCommand implements Command {
             results.addAll(HistogramsCsv.read(dir.resolve(HistogramsCsv.FILE_NAME)));
         }
         out.println();
-        MergeCommand.write(results, outDir, title, out);
+        MergeCommand.write(results, outDir, title, failureNotes(summaries), out);
         summaries.forEach(out::println);
         out.println("load average before / after: " + loadAverage + " / " + loadAverage());
         return Cli.OK;
@@ -128,6 +128,21 @@ final class CompareCommand implements Command {
 
     private static String trim(double v) {
         return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+
+    /** "homa: 19126 of 25401 calls failed, 12769 unfinished (not plotted)" for each run that lost calls. */
+    static List<String> failureNotes(List<String> summaries) {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile(
+                "^(\\w+): requests sent=(\\d+) completed=\\d+ failed=(\\d+) unfinished=(\\d+) skipped_outstanding_cap=(\\d+)");
+        List<String> notes = new ArrayList<>();
+        for (String line : summaries) {
+            java.util.regex.Matcher m = p.matcher(line);
+            if (m.find() && (!m.group(3).equals("0") || !m.group(4).equals("0") || !m.group(5).equals("0"))) {
+                notes.add(String.format(Locale.ROOT, "%s: %s of %s calls failed, %s unfinished, %s skipped"
+                        + " (not in the curves)", m.group(1), m.group(3), m.group(2), m.group(4), m.group(5)));
+            }
+        }
+        return notes;
     }
 
     /** The 1, 5 and 15 minute load averages: benchmarks on a shared machine should say how busy it was. */

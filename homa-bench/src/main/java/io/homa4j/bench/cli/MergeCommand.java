@@ -41,9 +41,15 @@ final class MergeCommand implements Command {
 
     /** Writes results.csv, histograms.csv and rtt.svg into {@code outDir} and prints the table. */
     static void write(ResultSet results, Path outDir, String title, PrintStream out) throws IOException {
+        write(results, outDir, title, List.of(), out);
+    }
+
+    /** As above, with notes for the plot (what the curves leave out). */
+    static void write(ResultSet results, Path outDir, String title, List<String> notes, PrintStream out)
+            throws IOException {
         ResultsCsv.write(outDir, results.rows());
         HistogramsCsv.write(outDir, results.rows());
-        Files.writeString(outDir.resolve(SVG_FILE), RttPlot.render(results, title), StandardCharsets.UTF_8);
+        Files.writeString(outDir.resolve(SVG_FILE), RttPlot.render(results, title, notes), StandardCharsets.UTF_8);
         out.print(ComparisonTable.format(results));
         out.println("wrote " + outDir.resolve(ResultsCsv.FILE_NAME) + " and " + outDir.resolve(SVG_FILE));
     }

@@ -35,9 +35,10 @@ public final class ComparisonTable {
             Histogram tcpShort = results.mergedUpTo("tcp", SHORT_MESSAGE_BYTES);
             if (homaShort.getTotalCount() > 0 && tcpShort.getTotalCount() > 0) {
                 sb.append(String.format(Locale.ROOT,
-                        "messages <= %d B (buckets merged): P50 tcp/homa = %.2f, P99 tcp/homa = %.2f"
+                        "messages <= %d B (buckets merged): P50 tcp/homa = %s, P99 tcp/homa = %s"
                                 + " (homa P99 %.1f us, tcp P99 %.1f us)%n",
-                        SHORT_MESSAGE_BYTES, ratio(tcpShort, homaShort, 50), ratio(tcpShort, homaShort, 99),
+                        SHORT_MESSAGE_BYTES, ratioText(ratio(tcpShort, homaShort, 50)),
+                        ratioText(ratio(tcpShort, homaShort, 99)),
                         homaShort.getValueAtPercentile(99) / 1e3, tcpShort.getValueAtPercentile(99) / 1e3));
             }
             int largest = bounds.get(bounds.size() - 1);
@@ -65,8 +66,13 @@ public final class ComparisonTable {
         if (tcp.isEmpty() || homa.isEmpty() || tcp.get().count() == 0 || homa.get().count() == 0) {
             return "-";
         }
-        return String.format(Locale.ROOT, "%.2f",
-                tcp.get().percentileMicros(percentile) / homa.get().percentileMicros(percentile));
+        return ratioText(tcp.get().percentileMicros(percentile) / homa.get().percentileMicros(percentile));
+    }
+
+    /** Two decimals, or two significant digits below 0.1 (so a ratio of 0.004 does not print as 0.00). */
+    static String ratioText(double ratio) {
+        return ratio >= 0.1 || ratio == 0 ? String.format(Locale.ROOT, "%.2f", ratio)
+                : String.format(Locale.ROOT, "%.2g", ratio);
     }
 
     private static double ratio(Histogram tcp, Histogram homa, double percentile) {

@@ -23,7 +23,15 @@ public final class RttPlot {
     }
 
     public static String render(ResultSet results, String title) {
-        return render(results, title, "Round-trip time (log scale)", 4, RttPlot::decadeLabel);
+        return render(results, title, List.of());
+    }
+
+    /**
+     * As {@link #render(ResultSet, String)}, with {@code notes} printed under the x axis (one line each, in red):
+     * what the curves do not show, such as calls that failed.
+     */
+    public static String render(ResultSet results, String title, List<String> notes) {
+        return render(results, title, notes, "Round-trip time (log scale)", 4, RttPlot::decadeLabel);
     }
 
     /**
@@ -31,8 +39,8 @@ public final class RttPlot {
      * held in nanoseconds and plotted in microseconds), e.g. slowdown: {@code yAxisLabel} names it, and the y axis
      * reaches at least {@code 10^minTopDecade}; {@code decadeLabels} labels the y axis at each power of ten.
      */
-    public static String render(ResultSet results, String title, String yAxisLabel, int minTopDecade,
-                                java.util.function.IntFunction<String> decadeLabels) {
+    public static String render(ResultSet results, String title, List<String> notes, String yAxisLabel,
+                                int minTopDecade, java.util.function.IntFunction<String> decadeLabels) {
         List<Integer> bounds = results.bucketBounds();
         double[] left = new double[bounds.size()];
         double[] right = new double[bounds.size()];
@@ -64,11 +72,12 @@ public final class RttPlot {
 
         StringBuilder svg = new StringBuilder();
         svg.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        int height = HEIGHT + 16 * Math.max(0, notes.size() - 1);
         svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
                 + " viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"13\">%n",
-                WIDTH, HEIGHT, WIDTH, HEIGHT));
+                WIDTH, height, WIDTH, height));
         svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>%n",
-                WIDTH, HEIGHT));
+                WIDTH, height));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">%s"
                 + "</text>%n", WIDTH / 2, escape(title)));
         // y grid: decades labelled, 2x and 5x as light lines
@@ -154,6 +163,10 @@ public final class RttPlot {
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\">%s</text>%n", lx + 38, ly + 4,
                     escape(parts[0])));
             lx += 38 + parts[0].length() * 7.5 + 26;
+        }
+        for (int i = 0; i < notes.size(); i++) {
+            svg.append(String.format(Locale.ROOT, "<text class=\"note\" x=\"%d\" y=\"%d\" fill=\"#b00000\""
+                    + " font-size=\"12\">%s</text>%n", LEFT, HEIGHT - 22 + 16 * i, escape(notes.get(i))));
         }
         svg.append("</svg>\n");
         return svg.toString();

@@ -47,7 +47,8 @@ public final class HomaTransport {
 
             @Override
             public String statistics() {
-                return "homa server transport: " + endpoint.transportStats();
+                return "homa server transport: " + endpoint.transportStats() + System.lineSeparator()
+                        + "homa server engine: " + endpoint.metrics();
             }
 
             @Override
@@ -86,7 +87,8 @@ public final class HomaTransport {
 
             @Override
             public String statistics() {
-                return "homa client transport: " + endpoint.transportStats();
+                return "homa client transport: " + endpoint.transportStats() + System.lineSeparator()
+                        + "homa client engine: " + endpoint.metrics();
             }
 
             @Override

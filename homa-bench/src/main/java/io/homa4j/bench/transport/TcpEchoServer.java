@@ -74,6 +74,16 @@ public final class TcpEchoServer implements BenchServer {
     }
 
     @Override
+    public String statistics() {
+        return "tcp server: congestion control of accepted sockets " + congestionControl;
+    }
+
+    /** What the kernel reported for the last accepted socket, or "no connection yet". */
+    public String congestionControl() {
+        return congestionControl;
+    }
+
+    @Override
     public void close() {
         listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);

@@ -67,6 +67,14 @@ class CliTest {
     }
 
     @Test
+    void failureNotesComeFromSummaryLinesWithLostCalls() {
+        assertEquals(java.util.List.of("homa: 5 of 20 calls failed, 2 unfinished, 0 skipped (not in the curves)"),
+                CompareCommand.failureNotes(java.util.List.of(
+                        "homa: requests sent=20 completed=13 failed=5 unfinished=2 skipped_outstanding_cap=0 x",
+                        "tcp: requests sent=20 completed=20 failed=0 unfinished=0 skipped_outstanding_cap=0 x")));
+    }
+
+    @Test
     void helpPrintsUsageAndSucceeds() {
         Result r = run("--help");
         assertEquals(0, r.code());

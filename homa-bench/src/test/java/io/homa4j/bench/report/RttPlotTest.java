@@ -91,6 +91,13 @@ class RttPlotTest {
     }
 
     @Test
+    void notesAreShownUnderThePlot() throws Exception {
+        ResultSet set = new ResultSet().add("homa", 100, histogram(10));
+        Document doc = parse(RttPlot.render(set, "t", java.util.List.of("homa: 3 of 9 calls failed <sic>")));
+        assertTrue(texts(doc).contains("homa: 3 of 9 calls failed <sic>"), texts(doc).toString());
+    }
+
+    @Test
     void lengthLabels() {
         assertEquals("315", RttPlot.lengthLabel(315));
         assertEquals("6387", RttPlot.lengthLabel(6_387));

@@ -28,40 +28,52 @@ class WorkloadTest {
         assertEquals(127_797, mean, 127_797 * 0.05, "W4 sampled mean " + mean);
     }
 
+    /** Mean and standard error of the mean of {@code samples} draws. */
+    private static double[] sampledMeanAndStandardError(Workload w, long seed, int samples) {
+        SplittableRandom random = new SplittableRandom(seed);
+        double sum = 0;
+        double sumSquares = 0;
+        for (int i = 0; i < samples; i++) {
+            double x = w.sample(random);
+            sum += x;
+            sumSquares += x * x;
+        }
+        double mean = sum / samples;
+        double variance = Math.max(0, sumSquares / samples - mean * mean);
+        return new double[] {mean, Math.sqrt(variance / samples)};
+    }
+
     /**
-     * The sampler draws what the interpolated CDF says, for every workload. (Only W4's figures reproduce the stated
-     * mean under log-linear interpolation: see docs/benchmarks.md, "Workloads".)
+     * The sampler draws what the interpolated CDF says, for every workload, untruncated and truncated at 1 MB: the
+     * sampled mean is within 5 standard errors of the exact mean (most of W2's mean sits in its top 0.1%, so a fixed
+     * percentage would be either loose or flaky), and the empirical quantiles match. (Only W4's figures reproduce
+     * the stated mean under log-linear interpolation: see docs/benchmarks.md, "Workload means".)
      */
     @ParameterizedTest
     @ValueSource(strings = {"w1", "w2", "w3", "w4", "w5"})
-    void sampledMeanMatchesTheInterpolatedDistribution(String name) {
+    void samplesFollowTheInterpolatedDistribution(String name) {
+        for (Workload w : new Workload[] {Workloads.parse(name), Workloads.parse(name).truncatedAt(1_000_000)}) {
+            double exact = w.meanBytes();
+            double[] sampled = sampledMeanAndStandardError(w, 1_000 + name.charAt(1), 1_000_000);
+            assertEquals(exact, sampled[0], 5 * sampled[1],
+                    w + ": exact " + exact + ", sampled " + sampled[0] + " +- " + sampled[1]);
+            assertTrue(sampled[1] < exact * 0.05, w + ": standard error " + sampled[1] + " too large to test");
+        }
         Workload w = Workloads.parse(name);
-        double exact = w.meanBytes();
-        // Up to 2/3 of W2's mean comes from its top 0.1% (22 KB .. 3.5 MB), so the sample mean is noisy: 4M draws
-        // put one standard deviation near 1.2%.
-        double sampled = sampledMean(w, 1_000 + name.charAt(1), 4_000_000);
-        assertEquals(exact, sampled, exact * 0.05, name + ": exact " + exact + ", sampled " + sampled);
         SplittableRandom random = new SplittableRandom(name.charAt(1));
-        int n = 1_000_000;
+        int n = 500_000;
         int[] lengths = new int[n];
         for (int i = 0; i < n; i++) {
             lengths[i] = w.sample(random);
         }
         java.util.Arrays.sort(lengths);
+        // the empirical f-quantile lies within +-0.003 of f in fraction (about 4 standard deviations at f = 0.5)
         for (double f : new double[] {0.3, 0.5, 0.7, 0.9, 0.95, 0.99}) {
-            int expected = w.quantile(f);
             int empirical = lengths[(int) (f * n)];
-            assertEquals(expected, empirical, Math.max(2, expected * 0.03), name + " quantile " + f);
+            assertTrue(empirical >= w.quantile(f - 0.003) && empirical <= w.quantile(f + 0.003),
+                    name + " quantile " + f + ": " + empirical + " not in [" + w.quantile(f - 0.003) + ", "
+                            + w.quantile(f + 0.003) + "]");
         }
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {"w1", "w2", "w3", "w4", "w5"})
-    void truncatedSampledMeanMatchesTheTruncatedDistribution(String name) {
-        Workload w = Workloads.parse(name).truncatedAt(1_000_000);
-        double exact = w.meanBytes();
-        double sampled = sampledMean(w, 17, 4_000_000);
-        assertEquals(exact, sampled, exact * 0.01, name + ": exact " + exact + ", sampled " + sampled);
     }
 
     @Test
