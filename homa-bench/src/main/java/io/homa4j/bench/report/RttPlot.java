@@ -31,7 +31,7 @@ public final class RttPlot {
      * what the curves do not show, such as calls that failed.
      */
     public static String render(ResultSet results, String title, List<String> notes) {
-        return render(results, title, "Round-trip time (log scale)", 4, RttPlot::decadeLabel, notes);
+        return render(results, title, notes, "Round-trip time (log scale)", 4, RttPlot::decadeLabel);
     }
 
     /**
@@ -39,13 +39,8 @@ public final class RttPlot {
      * held in nanoseconds and plotted in microseconds), e.g. slowdown: {@code yAxisLabel} names it, and the y axis
      * reaches at least {@code 10^minTopDecade}; {@code decadeLabels} labels the y axis at each power of ten.
      */
-    public static String render(ResultSet results, String title, String yAxisLabel, int minTopDecade,
-                                java.util.function.IntFunction<String> decadeLabels) {
-        return render(results, title, yAxisLabel, minTopDecade, decadeLabels, List.of());
-    }
-
-    private static String render(ResultSet results, String title, String yAxisLabel, int minTopDecade,
-                                 java.util.function.IntFunction<String> decadeLabels, List<String> notes) {
+    public static String render(ResultSet results, String title, List<String> notes, String yAxisLabel,
+                                int minTopDecade, java.util.function.IntFunction<String> decadeLabels) {
         List<Integer> bounds = results.bucketBounds();
         double[] left = new double[bounds.size()];
         double[] right = new double[bounds.size()];

@@ -10,6 +10,7 @@ import io.homa4j.core.sim.SimulatedNetwork;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -118,8 +119,9 @@ public final class RackSimulation {
             double capacityBytes = (double) plan.rack().linkBitsPerSecond() / 8 * hosts * (end - start) / 1e9;
             long recorded = measured + unfinished;
             return new SimulationResult(rtt, slowdown, recorded == 0 ? Double.NaN : slowdownSum / recorded,
-                    measured, unfinished, Map.copyOf(failures), t, wall, cpu, network.packetsSent(),
-                    network.eventsProcessed(), network.totalDrops(), offeredWireBytes / capacityBytes, (bytesAtEnd - bytesAtStart) / capacityBytes,
+                    measured, unfinished, Collections.unmodifiableMap(new TreeMap<>(failures)), t, wall, cpu, network.packetsSent(),
+                    network.eventsProcessed(), network.totalDrops(), offeredWireBytes / capacityBytes,
+                    (bytesAtEnd - bytesAtStart) / capacityBytes,
                     network.maxPortQueueBytes(), maxWaiting, retransmitted);
         } finally {
             rack.close();
@@ -137,6 +139,7 @@ public final class RackSimulation {
     private final class Observer implements CallObserver {
         private final long start;
         private final long end;
+
         Observer(long start, long end) {
             this.start = start;
             this.end = end;

@@ -162,7 +162,7 @@ public final class SimulateCommand {
                 plan.workload(), plan.load() * 100, plan.basis().id(), plan.rack().hosts(), plan.rack().linkGbps(),
                 plan.setup().describe());
         Files.writeString(dir.resolve("slowdown.svg"),
-                RttPlot.render(slowdowns, title, "Slowdown (RTT / unloaded RTT, log scale)", 2,
+                RttPlot.render(slowdowns, title, plotNotes(result), "Slowdown (RTT / unloaded RTT, log scale)", 2,
                         decade -> decade >= 0 ? Long.toString((long) Math.pow(10, decade)) : Double.toString(Math.pow(10, decade))),
                 StandardCharsets.UTF_8);
 
@@ -180,6 +180,20 @@ public final class SimulateCommand {
         out.println("simulate: wrote " + dir.resolve(ResultsCsv.FILE_NAME) + ", " + SlowdownCsv.FILE_NAME
                 + ", slowdown.svg, " + HistogramsCsv.FILE_NAME + ", summary.txt");
         return result;
+    }
+
+    /** What the curves do not show: calls that failed, and calls recorded at a lower bound. */
+    private static List<String> plotNotes(SimulationResult r) {
+        List<String> notes = new ArrayList<>();
+        if (r.unfinished() > 0) {
+            notes.add(String.format(Locale.ROOT, "%,d measured calls unfinished when the run stopped (plotted at their"
+                    + " age, a lower bound)", r.unfinished()));
+        }
+        if (r.failed() > 0) {
+            notes.add(String.format(Locale.ROOT, "%,d measured calls failed (not plotted): %s", r.failed(),
+                    r.failures()));
+        }
+        return notes;
     }
 
     private static List<String> describe(SimulationPlan plan, HomaConfig config) {
