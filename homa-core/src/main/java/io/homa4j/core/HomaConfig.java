@@ -202,10 +202,11 @@ public final class HomaConfig {
      * always failed, never re-sent, so a handler never runs twice for one call.
      *
      * <p>"Not yet wholly delivered" means: the client has not finished transmitting the request in this attempt,
-     * or the server engine (whose age RPC_UNKNOWN carries) has been running since before the attempt began, and
-     * a server keeps every request it received until the client ACKs it. The server's age arrives one one-way
-     * delay late, so it is compared with a grace of {@code rttMicros / 2}: the guarantee holds unless the server
-     * host restarts within {@code rttMicros / 2} of the call's start after running its handler.
+     * or the server engine (whose age RPC_UNKNOWN carries) started before the attempt's first request packet
+     * left, has no tombstone for the call, and keeps every request it received until the client ACKs it or the
+     * call expires (leaving a tombstone). The age is read late, which only makes the engine look younger; it is
+     * compared with a grace of {@code rttMicros / 2}, so the guarantee holds unless the server host restarts
+     * within {@code rttMicros / 2} of the request's first packet after running its handler.
      */
     public boolean retryOnServerStateLoss() { return retryOnServerStateLoss; }
 

@@ -208,6 +208,10 @@ public final class HomaEngine {
             }
             PacketType type = common.wrap(headerCopy, 0).type();
             metrics.packetIn(type, length);
+            Peer sender = ctx.peers.get(from);
+            if (sender != null) {
+                sender.heard(nowNanos); // liveness for the client abort rule (SilenceRules.clientAbortDue)
+            }
             dispatch(from, type, packet);
             if (!closed) {
                 ctx.scheduleGrants();

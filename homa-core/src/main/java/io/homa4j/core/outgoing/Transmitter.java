@@ -184,6 +184,9 @@ public final class Transmitter {
         int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
         boolean wasAllSent = m.allSent();
         sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos);
+        if (offset == 0) {
+            m.owner().onFirstSent(nowNanos);
+        }
         m.advance(segment);
         requeue(m);
         if (m.allSent() && !wasAllSent) {

@@ -20,6 +20,9 @@ public final class Peer {
     private long lastCutoffsSentNanos = Long.MIN_VALUE;
     private long bufferedBytes;
     private int rpcs;
+    private long lastHeardNanos = Long.MIN_VALUE;
+    private long resendBudgetTick = -1;
+    private int resendsThisTick;
 
     Peer(InetSocketAddress address, UnscheduledCutoffs initialCutoffs) {
         this.address = address;
@@ -101,5 +104,32 @@ public final class Peer {
 
     boolean idle() {
         return rpcs == 0 && pendingAckCount == 0 && bufferedBytes == 0;
+    }
+
+    /** A well-formed packet from this peer arrived at {@code nowNanos}. */
+    public void heard(long nowNanos) {
+        lastHeardNanos = nowNanos;
+    }
+
+    /** Whether a well-formed packet from this peer arrived within {@code windowNanos} before {@code nowNanos}. */
+    public boolean heardWithin(long windowNanos, long nowNanos) {
+        return lastHeardNanos != Long.MIN_VALUE && nowNanos - lastHeardNanos <= windowNanos;
+    }
+
+    /**
+     * Takes one unit of this peer's RESEND budget for timer tick {@code tick}; false when {@code perTick} RPCs
+     * already sent RESENDs to it in this tick. Bounding RESENDs per peer keeps thousands of silent RPCs from
+     * flooding a peer that is merely slow (each RESEND would cost it a packet to process and answer).
+     */
+    public boolean takeResendBudget(long tick, int perTick) {
+        if (tick != resendBudgetTick) {
+            resendBudgetTick = tick;
+            resendsThisTick = 0;
+        }
+        if (resendsThisTick >= perTick) {
+            return false;
+        }
+        resendsThisTick++;
+        return true;
     }
 }

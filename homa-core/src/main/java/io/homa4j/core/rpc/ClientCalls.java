@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,11 +28,20 @@ import java.util.Map;
  */
 public final class ClientCalls {
     private static final Logger log = LoggerFactory.getLogger(ClientCalls.class);
+    /** Calls that may send RESENDs to one server in one timer tick. */
+    static final int MAX_RESENDS_PER_PEER_PER_TICK = 8;
 
     private final EngineContext ctx;
     private final RpcIds ids;
     private final Map<Long, ClientRpc> rpcs = new HashMap<>();
     private final DeadlineQueue deadlines = new DeadlineQueue();
+    /**
+     * Calls due for a RESEND, waiting for their server's per-tick budget; FIFO so none starves. Bounding RESENDs
+     * per server keeps thousands of silent calls from flooding a server that is merely slow.
+     */
+    private final ArrayDeque<ClientRpc> resendQueue = new ArrayDeque<>();
+    /** Timer ticks run so far; keys the per-server RESEND budgets. */
+    private long tickSerial;
     /** See {@code HomaConfig.retryOnServerStateLoss}: the server's age arrives one one-way delay late. */
     private final long stateLossGraceNanos;
 
@@ -184,16 +194,21 @@ public final class ClientCalls {
 
     /**
      * Re-sending is safe only if the server cannot have run the handler: either it never had the whole request
-     * (we have not finished sending it in this attempt), or it has been up since before this attempt began (it
-     * keeps the state of every request it received until we ACK, so it never got it).
+     * (we have not finished sending it in this attempt), or it has been up since before this attempt's first
+     * packet left (it keeps the state of every request it received until we ACK, so it never got it).
      */
     private void serverLostState(ClientRpc rpc, long serverAgeNanos) {
         if (rpc.response() != null) {
             fail(rpc, ErrorCode.UNAVAILABLE, "server lost the RPC's state while responding", false);
             return;
         }
-        long attemptAge = ctx.now() - rpc.attemptStartNanos();
-        boolean serverOlder = serverAgeNanos >= 0 && serverAgeNanos + stateLossGraceNanos >= attemptAge;
+        // The server's current incarnation started no later than now - serverAge (its RPC_UNKNOWN left before
+        // now). If that is before this attempt's first request packet left, the incarnation existed before any
+        // byte of the request could reach it and, holding neither state nor a tombstone (age 0) for the call, it
+        // never handled it, so a restart cannot run the handler twice. Comparing with the first packet rather than
+        // the call's start matters when calls queue behind the pacer. The grace covers engines started together.
+        boolean serverOlder = serverAgeNanos > 0
+                && ctx.now() - serverAgeNanos - stateLossGraceNanos <= rpc.firstSentNanos();
         boolean retrySafe = !rpc.requestFullySent() || serverOlder;
         if (retrySafe && ctx.config.retryOnServerStateLoss() && rpc.restarts() < ctx.silence.maxRestarts()) {
             rpc.restart(ctx.now());
@@ -312,6 +327,7 @@ public final class ClientCalls {
             }
         }
         deadlines.clear();
+        resendQueue.clear();
     }
 
     // ---------------------------------------------------------------------------------------------- timers
@@ -333,12 +349,14 @@ public final class ClientCalls {
 
     /** One timer tick for every call. */
     public void tick() {
+        tickSerial++;
         // A copy: failing a call runs the listener, which may start or abort calls.
         for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
             if (rpcs.get(rpc.id()) == rpc) {
                 tick(rpc);
             }
         }
+        sendQueuedResends();
     }
 
     private void tick(ClientRpc rpc) {
@@ -354,15 +372,47 @@ public final class ClientCalls {
             return;
         }
         rpc.heldTicks = 0;
+        if (rpc.silentTicks == 0) {
+            rpc.unansweredResends = 0;
+            rpc.silenceAtLastResend = 0;
+        }
         rpc.silentTicks++;
-        if (ctx.silence.abortDue(rpc.silentTicks)) {
-            fail(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + rpc.silentTicks + " ticks",
-                    response == null && !rpc.requestFullySent());
+        boolean serverHeard = rpc.server().heardWithin(ctx.silence.peerGoneNanos(ctx.config.tickNanos()), ctx.now());
+        if (ctx.silence.clientAbortDue(rpc.silentTicks, rpc.unansweredResends, serverHeard)) {
+            fail(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + rpc.silentTicks + " ticks ("
+                    + rpc.unansweredResends + " RESENDs unanswered)", response == null && !rpc.requestFullySent());
             return;
         }
-        if (!ctx.silence.resendDue(rpc.silentTicks)) {
-            return;
+        if (ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend) && !rpc.resendQueued) {
+            rpc.resendQueued = true;
+            resendQueue.add(rpc);
         }
+    }
+
+    /**
+     * Sends the RESENDs that {@link #tick(ClientRpc)} queued, oldest first, for at most
+     * {@link #MAX_RESENDS_PER_PEER_PER_TICK} calls per server per tick; the rest wait, in order, for the next tick.
+     */
+    private void sendQueuedResends() {
+        for (int i = resendQueue.size(); i > 0; i--) {
+            ClientRpc rpc = resendQueue.poll();
+            if (rpcs.get(rpc.id()) != rpc || !ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend)) {
+                rpc.resendQueued = false; // finished, or heard from since it was queued
+                continue;
+            }
+            if (!rpc.server().takeResendBudget(tickSerial, MAX_RESENDS_PER_PEER_PER_TICK)) {
+                resendQueue.add(rpc);
+                continue;
+            }
+            rpc.resendQueued = false;
+            rpc.silenceAtLastResend = rpc.silentTicks;
+            rpc.unansweredResends++;
+            sendResend(rpc);
+        }
+    }
+
+    private void sendResend(ClientRpc rpc) {
+        IncomingMessage response = rpc.response();
         if (response == null) {
             // Nothing back yet: ask for the response's start; the server answers BUSY, GRANT, data or RPC_UNKNOWN.
             ctx.sendControl(rpc.peerAddress(), PacketType.RESEND, ctx.encoder.resend(rpc.wireId(), 0,

@@ -17,12 +17,19 @@ public final class ClientRpc implements Rpc {
     private OutgoingMessage request;
     private IncomingMessage response;
     private long attemptStartNanos;
+    private long firstSentNanos = Long.MAX_VALUE;
     private boolean requestFullySent;
     private int restarts;
     /** Timer ticks since the last packet from the server for this RPC (see the timer package). */
     public int silentTicks;
     /** Timer ticks our own grant scheduler has held this RPC's incoming message back (drives BUSY keepalives). */
     public int heldTicks;
+    /** RESENDs sent since the server last sent anything for this RPC. */
+    public int unansweredResends;
+    /** {@link #silentTicks} when the last RESEND went out (0: none since the server was last heard). */
+    public int silenceAtLastResend;
+    /** Waiting in the engine's RESEND queue for its peer's per-tick budget. */
+    public boolean resendQueued;
 
     public ClientRpc(long id, Peer server, long deadlineNanos, long nowNanos) {
         this.id = id;
@@ -80,6 +87,18 @@ public final class ClientRpc implements Rpc {
     }
 
     /** When the current attempt (first send, or the last restart) began. */
+    @Override
+    public void onFirstSent(long nowNanos) {
+        if (firstSentNanos == Long.MAX_VALUE) {
+            firstSentNanos = nowNanos;
+        }
+    }
+
+    /** When this attempt's first request packet left, or {@code Long.MAX_VALUE} if none has yet. */
+    public long firstSentNanos() {
+        return firstSentNanos;
+    }
+
     public long attemptStartNanos() {
         return attemptStartNanos;
     }
@@ -97,6 +116,7 @@ public final class ClientRpc implements Rpc {
     public void restart(long nowNanos) {
         restarts++;
         attemptStartNanos = nowNanos;
+        firstSentNanos = Long.MAX_VALUE;
         requestFullySent = false;
         silentTicks = 0;
     }

@@ -18,4 +18,8 @@ public interface Rpc {
 
     /** The outgoing message of this RPC has had every byte transmitted at least once. */
     void onAllSent(long nowNanos);
+
+    /** The first packet of this RPC's outgoing message (byte 0) was transmitted, in this attempt. */
+    default void onFirstSent(long nowNanos) {
+    }
 }

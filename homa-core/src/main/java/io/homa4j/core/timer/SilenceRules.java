@@ -22,6 +22,31 @@ public final class SilenceRules {
         return silentTicks >= abortTicks;
     }
 
+    /**
+     * The client's rule: a call silent for abortTicks is given up when its server has not been heard from at all
+     * for abortTicks (it is gone), or when the server, though alive, left {@link #maxUnansweredResends()}
+     * RESENDs of this call unanswered. A live server that is only slow (its answers queue behind thousands of
+     * others) or unlucky with losses keeps the call alive.
+     */
+    public boolean clientAbortDue(int silentTicks, int unansweredResends, boolean serverHeardRecently) {
+        return silentTicks >= abortTicks && (!serverHeardRecently || unansweredResends >= maxUnansweredResends());
+    }
+
+    /** RESENDs a live server may leave unanswered before a call is given up. */
+    public int maxUnansweredResends() {
+        return Math.max(1, abortTicks / resendTicks);
+    }
+
+    /** Whether a RESEND is due for an RPC silent for {@code silentTicks} whose last RESEND went at the given count. */
+    public boolean resendDue(int silentTicks, int silenceAtLastResend) {
+        return silentTicks - silenceAtLastResend >= resendTicks;
+    }
+
+    /** How long a peer may be unheard before it counts as gone. */
+    public long peerGoneNanos(long tickNanos) {
+        return abortTicks * tickNanos;
+    }
+
     public boolean resendDue(int silentTicks) {
         return silentTicks >= resendTicks && (silentTicks - resendTicks) % resendTicks == 0;
     }
