@@ -1,0 +1,374 @@
+package io.homa4j.core.rpc;
+
+import io.homa4j.core.ErrorCode;
+import io.homa4j.core.RpcFailure;
+import io.homa4j.core.RpcRejectedException;
+import io.homa4j.core.incoming.IncomingMessage;
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.outgoing.OutgoingMessage;
+import io.homa4j.core.peer.Peer;
+import io.homa4j.core.timer.DeadlineQueue;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.ErrorPayload;
+import io.homa4j.core.wire.PacketType;
+import io.netty.buffer.ByteBuf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The client half of an engine: every call from {@code call} until its response, failure or abort. Sends
+ * requests, receives responses, answers the server's GRANT, RESEND, BUSY, RPC_UNKNOWN and NEED_ACK, owes the
+ * server acks, and runs the client timers (RESEND on silence, abort, deadlines). Engine thread only; internal.
+ */
+public final class ClientCalls {
+    private static final Logger log = LoggerFactory.getLogger(ClientCalls.class);
+
+    private final EngineContext ctx;
+    private final RpcIds ids;
+    private final Map<Long, ClientRpc> rpcs = new HashMap<>();
+    private final DeadlineQueue deadlines = new DeadlineQueue();
+    /** See {@code HomaConfig.retryOnServerStateLoss}: the server's age arrives one one-way delay late. */
+    private final long stateLossGraceNanos;
+
+    public ClientCalls(EngineContext ctx, long nowNanos) {
+        this.ctx = ctx;
+        this.ids = new RpcIds(nowNanos);
+        this.stateLossGraceNanos = ctx.config.rttMicros() * 500L;
+    }
+
+    public int count() {
+        return rpcs.size();
+    }
+
+    /** Starts a call (limits already checked for closed-ness by the caller); see {@code HomaEngine.call}. */
+    public long call(InetSocketAddress server, ByteBuf request, long deadlineNanos) {
+        int length = request.readableBytes();
+        if (length > ctx.config.maxMessageBytes()) {
+            request.release();
+            throw new RpcRejectedException(ErrorCode.MESSAGE_TOO_LARGE,
+                    "request of " + length + " bytes exceeds maxMessageBytes " + ctx.config.maxMessageBytes());
+        }
+        if (rpcs.size() >= ctx.config.maxOutstandingRpcs()) {
+            request.release();
+            throw new RpcRejectedException(ErrorCode.RESOURCE_EXHAUSTED,
+                    "maxOutstandingRpcs (" + ctx.config.maxOutstandingRpcs() + ") calls already outstanding");
+        }
+        long id = ids.nextClientId();
+        Peer peer = ctx.peers.getOrCreate(server);
+        peer.rpcOpened();
+        ClientRpc rpc = new ClientRpc(id, peer, deadlineNanos, ctx.now());
+        OutgoingMessage message = ctx.newOutgoing(rpc, peer, request, 0);
+        rpc.request(message);
+        rpcs.put(id, rpc);
+        deadlines.add(rpc);
+        ctx.metrics.clientCall();
+        ctx.tickClock.arm(ctx.now());
+        ctx.transmitter.add(message);
+        return id;
+    }
+
+    /** Abandons a call without an upcall; unknown ids are ignored. */
+    public void abort(long rpcId) {
+        ClientRpc rpc = rpcs.get(rpcId);
+        if (rpc == null) {
+            return;
+        }
+        free(rpc);
+        ctx.metrics.clientAborted();
+    }
+
+    // ---------------------------------------------------------------------------------------------- packets
+
+    /** A DATA packet of a response (the server's id is {@code clientId ^ 1}). */
+    public void onResponseData(InetSocketAddress from, long clientId, DataHeader data, ByteBuf packet,
+                               int payloadIndex) {
+        ClientRpc rpc = rpcs.get(clientId);
+        if (rpc == null) {
+            ctx.drop(DropReason.UNKNOWN_RPC);
+            // Tell the server to let go (the call was aborted, failed or already completed).
+            ctx.sendControl(from, PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(clientId, ctx.age()));
+            return;
+        }
+        if (!from.equals(rpc.peerAddress())) {
+            ctx.drop(DropReason.WRONG_PEER);
+            return;
+        }
+        rpc.silentTicks = 0;
+        int length = data.messageLength();
+        IncomingMessage response = rpc.response();
+        if (response == null) {
+            if (length > ctx.config.maxMessageBytes()) {
+                ctx.drop(DropReason.MESSAGE_TOO_LARGE);
+                fail(rpc, ErrorCode.MESSAGE_TOO_LARGE, "response of " + length
+                        + " bytes exceeds maxMessageBytes " + ctx.config.maxMessageBytes(), false);
+                return;
+            }
+            long reservation = IncomingMessage.reservationFor(length, data.segmentLength());
+            DropReason overLimit = ctx.bufferLimitFor(rpc.server(), reservation);
+            if (overLimit != null) {
+                ctx.drop(overLimit);
+                return;
+            }
+            response = new IncomingMessage(rpc, length, data.error(), data.incoming(), ctx.nextSequence());
+            ctx.reserve(response, rpc.server(), reservation);
+            rpc.response(response);
+            ctx.grants.added(response);
+            // A response means the server has the whole request: stop sending it and free it.
+            OutgoingMessage request = rpc.request();
+            if (request != null) {
+                ctx.retireOutgoing(request);
+                rpc.request(null);
+            }
+        } else if (response.length() != length || response.error() != data.error()) {
+            ctx.drop(DropReason.INCONSISTENT);
+            return;
+        }
+        ctx.pushCutoffsIfStale(rpc.server(), data.cutoffsVersion());
+        if (!ctx.receiveSegment(response, data, packet, payloadIndex) || !response.complete()) {
+            return;
+        }
+        complete(rpc, response);
+    }
+
+    /** The request a GRANT or RESEND from the server refers to; null (drop counted) if none. */
+    public OutgoingMessage requestFor(InetSocketAddress from, long serverWireId) {
+        ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
+        if (rpc == null) {
+            ctx.drop(DropReason.UNKNOWN_RPC);
+            return null;
+        }
+        if (!from.equals(rpc.peerAddress())) {
+            ctx.drop(DropReason.WRONG_PEER);
+            return null;
+        }
+        rpc.silentTicks = 0;
+        if (rpc.request() == null) {
+            ctx.drop(DropReason.STALE);
+            return null;
+        }
+        return rpc.request();
+    }
+
+    /** The server asks for request bytes again. */
+    public void onResend(InetSocketAddress from, long serverWireId, int offset, int length, int priority) {
+        if (!rpcs.containsKey(RpcIds.localId(serverWireId))) {
+            ctx.drop(DropReason.UNKNOWN_RPC);
+            ctx.sendControl(from, PacketType.RPC_UNKNOWN,
+                    ctx.encoder.rpcUnknown(RpcIds.localId(serverWireId), ctx.age()));
+            return;
+        }
+        OutgoingMessage request = requestFor(from, serverWireId);
+        if (request != null) {
+            ctx.transmitter.resend(request, offset, length, priority);
+        }
+    }
+
+    /** The server has no state for the call. */
+    public void onRpcUnknown(InetSocketAddress from, long serverWireId, long serverAgeNanos) {
+        ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
+        if (rpc == null) {
+            ctx.drop(DropReason.UNKNOWN_RPC);
+            return;
+        }
+        if (!from.equals(rpc.peerAddress())) {
+            ctx.drop(DropReason.WRONG_PEER);
+            return;
+        }
+        serverLostState(rpc, serverAgeNanos);
+    }
+
+    /**
+     * Re-sending is safe only if the server cannot have run the handler: either it never had the whole request
+     * (we have not finished sending it in this attempt), or it has been up since before this attempt began (it
+     * keeps the state of every request it received until we ACK, so it never got it).
+     */
+    private void serverLostState(ClientRpc rpc, long serverAgeNanos) {
+        if (rpc.response() != null) {
+            fail(rpc, ErrorCode.UNAVAILABLE, "server lost the RPC's state while responding", false);
+            return;
+        }
+        long attemptAge = ctx.now() - rpc.attemptStartNanos();
+        boolean serverOlder = serverAgeNanos >= 0 && serverAgeNanos + stateLossGraceNanos >= attemptAge;
+        boolean retrySafe = !rpc.requestFullySent() || serverOlder;
+        if (retrySafe && ctx.config.retryOnServerStateLoss() && rpc.restarts() < ctx.silence.maxRestarts()) {
+            rpc.restart(ctx.now());
+            ctx.transmitter.rewind(rpc.request());
+            ctx.metrics.clientRestarted();
+            return;
+        }
+        fail(rpc, ErrorCode.UNAVAILABLE, retrySafe ? "server has no state for the call (request not delivered)"
+                : "server lost the call's state; it may have handled the request", retrySafe);
+    }
+
+    /** The server is alive and working on (or holding back) the call. */
+    public void onBusy(InetSocketAddress from, long serverWireId) {
+        ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
+        if (rpc == null) {
+            ctx.drop(DropReason.UNKNOWN_RPC);
+            return;
+        }
+        if (!from.equals(rpc.peerAddress())) {
+            ctx.drop(DropReason.WRONG_PEER);
+            return;
+        }
+        rpc.silentTicks = 0;
+    }
+
+    /** The server has sent the whole response and asks us to confirm. */
+    public void onNeedAck(InetSocketAddress from, long serverWireId) {
+        long clientId = RpcIds.localId(serverWireId);
+        ClientRpc rpc = rpcs.get(clientId);
+        if (rpc != null && from.equals(rpc.peerAddress())) {
+            rpc.silentTicks = 0; // still receiving the response; our RESENDs will fetch what is missing
+            return;
+        }
+        long[] ids = ctx.ackScratch;
+        int n = 0;
+        ids[n++] = clientId;
+        Peer peer = ctx.peers.get(from);
+        if (peer != null) {
+            n = peer.drainAcks(ids, n);
+        }
+        ctx.sendControl(from, PacketType.ACK, ctx.encoder.ack(clientId, ids, n));
+    }
+
+    // ---------------------------------------------------------------------------------------------- endings
+
+    private void complete(ClientRpc rpc, IncomingMessage response) {
+        ByteBuf payload = response.takePayload(ctx.allocator);
+        Peer peer = rpc.server();
+        free(rpc);
+        queueAck(peer, rpc.id());
+        if (response.error()) {
+            try {
+                ErrorCode code = ErrorPayload.code(payload);
+                String text = ErrorPayload.description(payload);
+                ctx.metrics.clientFailed(code);
+                notifyFailure(rpc.id(), new RpcFailure(code, text, false));
+            } finally {
+                payload.release();
+            }
+            return;
+        }
+        ctx.metrics.clientCompleted();
+        try {
+            ctx.listener.onResponse(rpc.id(), payload);
+        } catch (RuntimeException e) {
+            ctx.metrics.listenerError();
+            log.warn("RpcListener.onResponse threw for RPC {}", rpc.id(), e);
+        }
+    }
+
+    private void queueAck(Peer peer, long clientId) {
+        if (peer.addPendingAck(clientId)) {
+            return;
+        }
+        long[] ids = ctx.ackScratch;
+        int n = peer.drainAcks(ids, 0);
+        ids[n++] = clientId;
+        ctx.sendControl(peer.address(), PacketType.ACK, ctx.encoder.ack(0, ids, n));
+    }
+
+    private void fail(ClientRpc rpc, ErrorCode code, String message, boolean retrySafe) {
+        free(rpc);
+        ctx.metrics.clientFailed(code);
+        notifyFailure(rpc.id(), new RpcFailure(code, message, retrySafe));
+    }
+
+    private void notifyFailure(long rpcId, RpcFailure failure) {
+        try {
+            ctx.listener.onCallFailed(rpcId, failure);
+        } catch (RuntimeException e) {
+            ctx.metrics.listenerError();
+            log.warn("RpcListener.onCallFailed threw for RPC {}", rpcId, e);
+        }
+    }
+
+    private void free(ClientRpc rpc) {
+        rpcs.remove(rpc.id());
+        deadlines.remove(rpc);
+        OutgoingMessage request = rpc.request();
+        if (request != null) {
+            ctx.retireOutgoing(request);
+            rpc.request(null);
+        }
+        IncomingMessage response = rpc.response();
+        if (response != null) {
+            ctx.retireIncoming(response, rpc.server());
+        }
+        rpc.server().rpcClosed();
+    }
+
+    /** Fails every call with CANCELLED (engine close). */
+    public void cancelAll() {
+        for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
+            if (rpcs.get(rpc.id()) == rpc) {
+                fail(rpc, ErrorCode.CANCELLED, "endpoint closed", rpc.response() == null && !rpc.requestFullySent());
+            }
+        }
+        deadlines.clear();
+    }
+
+    // ---------------------------------------------------------------------------------------------- timers
+
+    /** Fails every call whose deadline has come. */
+    public void expireDeadlines() {
+        ClientRpc expired;
+        while ((expired = deadlines.pollExpired(ctx.now())) != null) {
+            if (rpcs.get(expired.id()) == expired) {
+                fail(expired, ErrorCode.DEADLINE_EXCEEDED, "deadline passed", expired.request() != null
+                        && !expired.requestFullySent());
+            }
+        }
+    }
+
+    public long nextDeadlineNanos() {
+        return deadlines.nextDeadlineNanos();
+    }
+
+    /** One timer tick for every call. */
+    public void tick() {
+        // A copy: failing a call runs the listener, which may start or abort calls.
+        for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
+            if (rpcs.get(rpc.id()) == rpc) {
+                tick(rpc);
+            }
+        }
+    }
+
+    private void tick(ClientRpc rpc) {
+        OutgoingMessage request = rpc.request();
+        IncomingMessage response = rpc.response();
+        if (request != null && request.hasUnsentGrantedBytes()) {
+            rpc.silentTicks = 0; // we are the ones holding it up (pacer, SRPT), not the server
+            return;
+        }
+        if (response != null && response.outstandingBytes() == 0) {
+            rpc.silentTicks = 0; // everything granted arrived: waiting for our own grant scheduler
+            ctx.keepAlive(rpc, ++rpc.heldTicks);
+            return;
+        }
+        rpc.heldTicks = 0;
+        rpc.silentTicks++;
+        if (ctx.silence.abortDue(rpc.silentTicks)) {
+            fail(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + rpc.silentTicks + " ticks",
+                    response == null && !rpc.requestFullySent());
+            return;
+        }
+        if (!ctx.silence.resendDue(rpc.silentTicks)) {
+            return;
+        }
+        if (response == null) {
+            // Nothing back yet: ask for the response's start; the server answers BUSY, GRANT, data or RPC_UNKNOWN.
+            ctx.sendControl(rpc.peerAddress(), PacketType.RESEND, ctx.encoder.resend(rpc.wireId(), 0,
+                    ctx.transmitter.maxPayload(), ctx.config.priorityLevels() - 1));
+        } else {
+            ctx.requestGaps(rpc, response);
+        }
+    }
+}
