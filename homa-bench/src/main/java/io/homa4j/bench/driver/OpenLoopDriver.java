@@ -129,9 +129,14 @@ public final class OpenLoopDriver {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         return new RunStats(protocol, arrivals, sent, completed.sum(), failed.sum(), waited, skipped,
-                outstanding.get() + waiting.size(), recorded.sum(), sendLag.getValueAtPercentile(50) / 1e3,
-                sendLag.getValueAtPercentile(99) / 1e3, config.loadMbps(),
+                outstanding.get() + waiting.size(), recorded.sum(), lagMicros(sendLag, 50), lagMicros(sendLag, 99),
+                config.loadMbps(),
                 completedBytes.sum() * 8 / seconds / 1e6);
+    }
+
+    /** NaN when no measured request was sent at all (then there is no lag to report). */
+    private static double lagMicros(Histogram sendLag, double percentile) {
+        return sendLag.getTotalCount() == 0 ? Double.NaN : sendLag.getValueAtPercentile(percentile) / 1e3;
     }
 
     /** The first failure a call completed with, or null: for the summary when calls fail. */
