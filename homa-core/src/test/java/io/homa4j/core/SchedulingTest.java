@@ -204,4 +204,34 @@ class SchedulingTest {
                 .filter(s -> s.rpcId() == first && s.offset() == 0).findFirst().orElseThrow();
         assertEquals(4, firstData.priority(), "first call used the client's defaults");
     }
+
+    @Test
+    void aResponseHeldBackByTheReceiversGrantsOutlivesTheAbortTimeout() {
+        // At 200 Mb/s the first response (3 MB) takes ~120 ms; with one grant slot the client holds the second
+        // response back all that time, longer than abortTicks: its BUSY keepalives keep that server waiting.
+        HomaConfig config = HomaConfig.builder().linkMbps(200).maxOvercommit(1).build();
+        io.netty.buffer.ByteBufAllocator untracked = new io.netty.buffer.UnpooledByteBufAllocator(false, true);
+        TestNet.Node client = net.node("client", config, untracked);
+        TestNet.Node first = net.node("first", config, untracked);
+        TestNet.Node second = net.node("second", config, untracked);
+        first.handler = (h, c, req) -> {
+            req.release();
+            return TestNet.payload(3_000_000, 1);
+        };
+        second.handler = (h, c, req) -> {
+            req.release();
+            return TestNet.payload(4_000_000, 2);
+        };
+        long a = client.call(first, 10, 1);
+        long b = client.call(second, 10, 2);
+        long start = net.now;
+        net.runUntil(() -> client.done(a) && client.done(b), 2_000_000_000L);
+        assertTrue(client.responses.containsKey(a), () -> "first failed: " + client.failures.get(a));
+        assertTrue(client.responses.containsKey(b), () -> "second failed: " + client.failures.get(b));
+        assertEquals(List.of(a, b), client.completionOrder);
+        assertTrue(net.now - start > config.abortTicks() * config.tickNanos(), "the hold outlasted abortTicks");
+        assertTrue(net.sent(PacketType.BUSY).stream().anyMatch(s -> s.from().equals(client.address)
+                && s.to().equals(second.address)), "the client kept the held server waiting");
+        assertEquals(0, second.engine.metrics().serverExpired());
+    }
 }
