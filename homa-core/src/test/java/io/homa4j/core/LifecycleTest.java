@@ -8,6 +8,7 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
 import static io.homa4j.core.RoundTripTest.assertNoState;
@@ -219,5 +220,26 @@ class LifecycleTest {
         assertEquals(Long.MAX_VALUE, client.engine.nextWakeNanos());
         assertEquals(Long.MAX_VALUE, server.engine.nextWakeNanos());
         assertEquals("x", new String(new byte[] {'x'}, StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void aThrowingSinkIsCountedAsLossAndTheCallStillCompletes() {
+        int[] sends = {0};
+        PacketSink flaky = new PacketSink() {
+            @Override
+            public void send(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
+                if (++sends[0] == 1) {
+                    packet.release();
+                    throw new IllegalStateException("socket closed");
+                }
+                client.send(peer, priorityLevel, packet);
+            }
+        };
+        client.engine.close(net.now);
+        client.engine = new HomaEngine(config, flaky, client, net.now);
+        long id = client.call(server, 10, 1); // its only request packet hits the throwing sink
+        net.runUntil(() -> client.done(id), 100 * MS);
+        assertTrue(client.responses.containsKey(id), () -> "failed: " + client.failures.get(id));
+        assertEquals(1, client.engine.metrics().sinkErrors());
     }
 }

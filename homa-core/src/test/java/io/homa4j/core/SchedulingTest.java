@@ -45,7 +45,20 @@ class SchedulingTest {
                 assertTrue(covering > 0, () -> "DATA ending at " + end + " sent without a grant covering it");
             }
         }
-        assertTrue(grants.size() >= (300_000 - config.unscheduledBytes()) / Transmitter.maxDataPayload(config) / 4);
+        // Grants are coalesced: each moves the offset by at least a packet (the last one may just finish the
+        // message), and there are fewer of them than scheduled packets.
+        int payload = Transmitter.maxDataPayload(config);
+        int previous = config.unscheduledBytes();
+        for (TestNet.Sent g : grants) {
+            if (g.rpcId() == (id ^ 1)) {
+                assertTrue(g.offset() - previous >= payload || g.offset() == 300_000,
+                        "grant step " + (g.offset() - previous));
+                previous = g.offset();
+            }
+        }
+        assertEquals(300_000, previous, "granted to the end");
+        long scheduledPackets = (300_000 - config.unscheduledBytes() + payload - 1) / payload;
+        assertTrue(grants.size() < scheduledPackets, grants.size() + " grants for " + scheduledPackets + " packets");
         MetricsSnapshot m = server.engine.metrics();
         assertTrue(m.grantedBytesOutstandingHighWater() <= config.maxIncomingBytes());
     }
@@ -203,5 +216,35 @@ class SchedulingTest {
         TestNet.Sent firstData = net.sent(PacketType.DATA).stream()
                 .filter(s -> s.rpcId() == first && s.offset() == 0).findFirst().orElseThrow();
         assertEquals(4, firstData.priority(), "first call used the client's defaults");
+    }
+
+    @Test
+    void aResponseHeldBackByTheReceiversGrantsOutlivesTheAbortTimeout() {
+        // At 200 Mb/s the first response (3 MB) takes ~120 ms; with one grant slot the client holds the second
+        // response back all that time, longer than abortTicks: its BUSY keepalives keep that server waiting.
+        HomaConfig config = HomaConfig.builder().linkMbps(200).maxOvercommit(1).build();
+        io.netty.buffer.ByteBufAllocator untracked = new io.netty.buffer.UnpooledByteBufAllocator(false, true);
+        TestNet.Node client = net.node("client", config, untracked);
+        TestNet.Node first = net.node("first", config, untracked);
+        TestNet.Node second = net.node("second", config, untracked);
+        first.handler = (h, c, req) -> {
+            req.release();
+            return TestNet.payload(3_000_000, 1);
+        };
+        second.handler = (h, c, req) -> {
+            req.release();
+            return TestNet.payload(4_000_000, 2);
+        };
+        long a = client.call(first, 10, 1);
+        long b = client.call(second, 10, 2);
+        long start = net.now;
+        net.runUntil(() -> client.done(a) && client.done(b), 2_000_000_000L);
+        assertTrue(client.responses.containsKey(a), () -> "first failed: " + client.failures.get(a));
+        assertTrue(client.responses.containsKey(b), () -> "second failed: " + client.failures.get(b));
+        assertEquals(List.of(a, b), client.completionOrder);
+        assertTrue(net.now - start > config.abortTicks() * config.tickNanos(), "the hold outlasted abortTicks");
+        assertTrue(net.sent(PacketType.BUSY).stream().anyMatch(s -> s.from().equals(client.address)
+                && s.to().equals(second.address)), "the client kept the held server waiting");
+        assertEquals(0, second.engine.metrics().serverExpired());
     }
 }

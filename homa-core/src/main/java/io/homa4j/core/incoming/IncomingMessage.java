@@ -16,15 +16,21 @@ import io.netty.buffer.ByteBuf;
  * received, arrival order. Engine thread only.
  */
 public final class IncomingMessage {
-    /** Holes beyond this make a message "too fragmented" and its packets are dropped. */
-    static final int MAX_RANGES = 4096;
+    /**
+     * Holes tracked per message: one per 512 bytes of message, between 16 and 4096, so the bookkeeping of a
+     * message stays within about 1.6% of the buffer its length reserves. Packets that would need more are dropped
+     * ("too fragmented"); honest senders' segments are hundreds of bytes at least.
+     */
+    static int maxRanges(int length) {
+        return Math.max(16, Math.min(4096, length / 512));
+    }
 
     private final Rpc owner;
     private final int length;
     private final boolean error;
     private final long sequence;
     private final int initialGranted;
-    private final ReceivedRanges ranges = new ReceivedRanges(MAX_RANGES);
+    private final ReceivedRanges ranges;
     private ByteBuf buffer;
     private boolean emptySeen;
     private int receivedBytes;
@@ -46,6 +52,7 @@ public final class IncomingMessage {
     public IncomingMessage(Rpc owner, int length, boolean error, int senderGranted, long sequence) {
         this.owner = owner;
         this.length = length;
+        this.ranges = new ReceivedRanges(maxRanges(length));
         this.error = error;
         this.sequence = sequence;
         this.initialGranted = Math.min(length, senderGranted);

@@ -30,6 +30,7 @@ public final class Metrics {
     long deadHandleReplies;
     long listenerErrors;
     long cutoffsUpdates;
+    long sinkErrors;
     int grantedMessagesHighWater;
     long grantedBytesOutstandingHighWater;
     long bufferedBytesHighWater;
@@ -115,6 +116,14 @@ public final class Metrics {
 
     public void listenerError() {
         listenerErrors++;
+    }
+
+    public void sinkError() {
+        sinkErrors++;
+    }
+
+    public long sinkErrorCount() {
+        return sinkErrors;
     }
 
     public void cutoffsUpdated() {

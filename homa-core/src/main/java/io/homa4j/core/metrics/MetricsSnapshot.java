@@ -35,6 +35,7 @@ public final class MetricsSnapshot {
     private final long deadHandleReplies;
     private final long listenerErrors;
     private final long cutoffsUpdates;
+    private final long sinkErrors;
     private final int grantedMessagesHighWater;
     private final long grantedBytesOutstandingHighWater;
     private final long bufferedBytesHighWater;
@@ -66,6 +67,7 @@ public final class MetricsSnapshot {
         this.deadHandleReplies = m.deadHandleReplies;
         this.listenerErrors = m.listenerErrors;
         this.cutoffsUpdates = m.cutoffsUpdates;
+        this.sinkErrors = m.sinkErrors;
         this.grantedMessagesHighWater = m.grantedMessagesHighWater;
         this.grantedBytesOutstandingHighWater = m.grantedBytesOutstandingHighWater;
         this.bufferedBytesHighWater = m.bufferedBytesHighWater;
@@ -144,10 +146,19 @@ public final class MetricsSnapshot {
     /** CUTOFFS packets received that changed a peer's cutoffs. */
     public long cutoffsUpdates() { return cutoffsUpdates; }
 
-    /** Most incoming messages that held scheduled (granted) bytes not yet received, at one time. */
+    /** Calls to the PacketSink that threw (each counted as a packet lost). */
+    public long sinkErrors() { return sinkErrors; }
+
+    /**
+     * Most incoming messages holding an SRPT grant slot at one time (at most maxOvercommit): granted beyond
+     * their unscheduled bytes, not yet fully granted, with granted bytes not yet received.
+     */
     public int grantedMessagesHighWater() { return grantedMessagesHighWater; }
 
-    /** Most granted-but-not-received bytes (unscheduled included) over all incoming messages, at one time. */
+    /**
+     * Most granted-but-not-received bytes (unscheduled included) over all incoming messages, measured each time
+     * a grant is issued (grants never take it past maxIncomingBytes; newly arriving unscheduled bytes may).
+     */
     public long grantedBytesOutstandingHighWater() { return grantedBytesOutstandingHighWater; }
 
     public long bufferedBytesHighWater() { return bufferedBytesHighWater; }
@@ -193,7 +204,7 @@ public final class MetricsSnapshot {
         j.add("calls=" + clientCalls).add("completed=" + clientCompleted).add("aborted=" + clientAborted)
                 .add("restarts=" + clientRestarts).add("delivered=" + requestsDelivered)
                 .add("retransmitted=" + retransmittedPackets).add("granted=" + grantedBytes)
-                .add("grantedMessagesHW=" + grantedMessagesHighWater)
+                .add("grantedMessagesHW=" + grantedMessagesHighWater).add("sinkErrors=" + sinkErrors)
                 .add("clientRpcs=" + clientRpcs).add("serverRpcs=" + serverRpcs)
                 .add("buffered=" + bufferedBytes).add("outgoing=" + outgoingBytes);
         return j.toString();

@@ -34,6 +34,8 @@ public final class Transmitter {
             .thenComparingLong(OutgoingMessage::sequence);
     private static final Comparator<OutgoingMessage> AGE = Comparator.comparingLong(OutgoingMessage::sequence);
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Transmitter.class);
+
     private final PacketSink sink;
     private final PacketEncoder encoder;
     private final Metrics metrics;
@@ -202,7 +204,7 @@ public final class Transmitter {
     }
 
     private void sendData(OutgoingMessage m, int offset, int segment, int priority, int extraFlags, long nowNanos) {
-        ByteBuf packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.cutoffsVersion(),
+        ByteBuf packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.owner().cutoffsVersion(),
                 m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment);
         metrics.dataBytesOut(segment);
         emit(m.owner().peerAddress(), priority, PacketType.DATA, packet, nowNanos);
@@ -218,7 +220,16 @@ public final class Transmitter {
         metrics.packetOut(type, bytes);
         pacer.sent(bytes + HomaConfig.IP_UDP_HEADER_BYTES, nowNanos);
         sentSinceFlush = true;
-        sink.send(peer, priority, packet);
+        try {
+            sink.send(peer, priority, packet);
+        } catch (RuntimeException e) {
+            // The sink owns the packet even when it throws. To the protocol this is a lost packet, which
+            // retransmission repairs; the engine's state must not be left half-updated by a transport error.
+            metrics.sinkError();
+            if (metrics.sinkErrorCount() == 1) {
+                log.warn("PacketSink.send threw (counted in sinkErrors; logged once)", e);
+            }
+        }
     }
 
     private static int wireBytes(int segment) {
@@ -229,7 +240,14 @@ public final class Transmitter {
     public void flush() {
         if (sentSinceFlush) {
             sentSinceFlush = false;
-            sink.flush();
+            try {
+                sink.flush();
+            } catch (RuntimeException e) {
+                metrics.sinkError();
+                if (metrics.sinkErrorCount() == 1) {
+                    log.warn("PacketSink.flush threw (counted in sinkErrors; logged once)", e);
+                }
+            }
         }
     }
 
