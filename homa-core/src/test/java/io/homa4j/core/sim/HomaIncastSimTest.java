@@ -36,7 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *         = (80,000 + 80,000 + 8 x 1,432) x 1,500 / 1,432 + 6,000 = 185,597 B   (defaults, maxOvercommit 8)
  * </pre>
  *
- * Without grants (every sender blasting 1 MB) the port would have to hold about 7 MB, so the bound is a real test
+ * The grant limit is checked twice: by the engine's own high-water mark and by a {@link GrantWatcher} that
+ * reads GRANT and DATA packets off the wire (a message stops holding a grant slot once it is fully granted, as in
+ * the Linux module, so more messages than maxOvercommit may still have granted bytes in flight).
+ *
+ * <p>Without grants (every sender blasting 1 MB) the port would have to hold about 7 MB, so the bound is a real test
  * of receiver-driven scheduling. The short call must finish within 5x its unloaded RTT (measured on the same
  * idle rack first): it rides the highest unscheduled level past the queued scheduled data.
  */
@@ -74,6 +78,8 @@ class HomaIncastSimTest {
         assertNoStateLeft(network, hosts);
         receiver.host().port().resetMaxima();
 
+        GrantWatcher watcher = new GrantWatcher(receiver.host(), config.unscheduledBytes());
+        network.tap(watcher);
         long startNanos = network.nowNanos();
         long bytesBefore = receiver.host().port().bytesTransmitted();
         List<SimCall> longs = new ArrayList<>();
@@ -107,16 +113,19 @@ class HomaIncastSimTest {
                 / ((lastDone - startNanos) * (SimScenarios.LINK_MBPS / 1_000.0));
         String figures = String.format("maxOvercommit=%d: short RTT loaded %d ns vs unloaded %d ns (%.2fx); "
                         + "bottleneck max queue %d B (bound %d B); granted messages high-water %d; "
-                        + "granted-outstanding high-water %d B; %d longs done at the half-way point; "
+                        + "granted-outstanding high-water %d B; on the wire: %d holding grant slots, %d with granted bytes in flight; "
+                        + "%d longs done at the half-way point; "
                         + "longs done at %d..%d ns after start; bottleneck link busy %.0f%% until the last",
                 maxOvercommit, loaded.rttNanos(), unloadedRtt, (double) loaded.rttNanos() / unloadedRtt, maxQueue,
-                bound, metrics.grantedMessagesHighWater(), metrics.grantedBytesOutstandingHighWater(), doneAtHalfWay,
+                bound, metrics.grantedMessagesHighWater(), metrics.grantedBytesOutstandingHighWater(),
+                watcher.maxSlotHolders(), watcher.maxInFlight(), doneAtHalfWay,
                 longs.stream().mapToLong(SimCall::completionNanos).min().orElse(-1) - startNanos,
                 lastDone - startNanos, utilization * 100);
         System.out.println("incast figures: " + figures);
 
         assertTrue(loaded.rttNanos() <= 5 * unloadedRtt, figures);
         assertTrue(metrics.grantedMessagesHighWater() <= maxOvercommit, figures);
+        assertTrue(watcher.maxSlotHolders() <= maxOvercommit, "seen on the wire: " + figures);
         assertTrue(metrics.grantedMessagesHighWater() >= Math.min(maxOvercommit, 2), "grants overlapped: " + figures);
         assertTrue(maxQueue <= bound, figures);
         assertEquals(0, network.totalDrops());

@@ -4,6 +4,8 @@ import io.homa4j.core.HomaConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.SplittableRandom;
 
 /**
@@ -19,6 +21,8 @@ import java.util.SplittableRandom;
 public final class SimEngineThroughputProbe {
     private static final int HOSTS = 16;
     private static final int OUTSTANDING = 16;
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private SimEngineThroughputProbe() {
     }
@@ -44,18 +48,22 @@ public final class SimEngineThroughputProbe {
                 }
             }
             long start = System.nanoTime();
+            long cpuStart = THREADS.getCurrentThreadCpuTime();
             network.runUntil(virtualMs * 1_000_000L);
             double seconds = (System.nanoTime() - start) / 1e9;
+            double cpuSeconds = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             long bytes = network.bytesDelivered();
             long polls = 0;
             for (int i = 0; i < HOSTS; i++) {
                 polls += network.host(i).polls();
             }
             System.out.printf("%s: %d virtual ms in %.2f s wall: %,d packets (%.2f M packets/s wall), %,d calls done, "
-                            + "%.1f Gb/s average per host delivered, %d drops, %,d polls, %,d events%n", label,
+                            + "%.1f Gb/s average per host delivered, %d drops, %,d polls, %,d events; %.2f M packets per CPU-second "
+                            + "of the simulating thread%n", label,
                     virtualMs, seconds,
                     network.packetsDelivered(), network.packetsDelivered() / seconds / 1e6, completed[0],
-                    bytes * 8.0 / (virtualMs * 1e6) / HOSTS, network.totalDrops(), polls, network.eventsProcessed());
+                    bytes * 8.0 / (virtualMs * 1e6) / HOSTS, network.totalDrops(), polls, network.eventsProcessed(),
+                    network.packetsDelivered() / cpuSeconds / 1e6);
         }
     }
 

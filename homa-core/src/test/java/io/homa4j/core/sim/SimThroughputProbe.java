@@ -3,6 +3,8 @@ package io.homa4j.core.sim;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.util.SplittableRandom;
 
@@ -19,6 +21,8 @@ import java.util.SplittableRandom;
  * </pre>
  */
 public final class SimThroughputProbe {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
     private SimThroughputProbe() {
     }
 
@@ -44,13 +48,15 @@ public final class SimThroughputProbe {
                 }
             }
             long start = System.nanoTime();
+            long cpuStart = THREADS.getCurrentThreadCpuTime();
             long events0 = network.eventsProcessed();
             network.runUntil(() -> network.packetsDelivered() >= packets, Long.MAX_VALUE / 2_000);
             double seconds = (System.nanoTime() - start) / 1e9;
+            double cpuSeconds = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             System.out.printf("%s: %,d packets delivered in %.2f s wall (%.2f M packets/s, %.2f M events/s), "
-                            + "%,d virtual us, %d dropped%n", label, network.packetsDelivered(), seconds,
+                            + "%,d virtual us, %d dropped; %.2f M packets per CPU-second of the simulating thread%n", label, network.packetsDelivered(), seconds,
                     network.packetsDelivered() / seconds / 1e6, (network.eventsProcessed() - events0) / seconds / 1e6,
-                    network.nowNanos() / 1_000, network.totalDrops());
+                    network.nowNanos() / 1_000, network.totalDrops(), network.packetsDelivered() / cpuSeconds / 1e6);
         }
     }
 
