@@ -262,7 +262,9 @@ public final class HomaEndpoint implements AutoCloseable {
                 try {
                     loop.execute(this::closeOnLoop);
                 } catch (RejectedExecutionException loopGone) {
-                    closeDone.complete(null);
+                    // A shared group was shut down under us: nothing runs on the loop any more, so its state is
+                    // ours to clean up from here.
+                    closeOnLoop();
                 }
             }
         }
@@ -272,7 +274,14 @@ public final class HomaEndpoint implements AutoCloseable {
             }
             return;
         }
-        closeDone.join();
+        try {
+            closeDone.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("endpoint {} did not finish closing within 10 s (its event loop is stuck or gone)",
+                    localAddress);
+        }
         if (ownGroup != null) {
             ownGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }
@@ -327,7 +336,11 @@ public final class HomaEndpoint implements AutoCloseable {
         }
         calls.clear();
         sink.close();
-        transport.close();
+        try {
+            transport.close();
+        } catch (RuntimeException e) {
+            LOG.warn("closing the sockets of {} failed", localAddress, e);
+        }
         closeDone.complete(null);
     }
 

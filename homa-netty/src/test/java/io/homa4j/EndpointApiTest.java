@@ -415,4 +415,19 @@ class EndpointApiTest {
         assertTrue(server.isClosed());
         assertEquals(ErrorCode.DEADLINE_EXCEEDED, homaFailure(f).code());
     }
+
+    @Test
+    void closeAfterTheSharedGroupWasShutDownFailsCallsAndReturns() throws Exception {
+        var group = new io.netty.channel.MultiThreadIoEventLoopGroup(1, io.netty.channel.epoll.EpollIoHandler.newFactory());
+        HomaEndpoint server = endpoint(TransportType.AUTO);
+        CountDownLatch delivered = new CountDownLatch(1);
+        server.serve((ctx, request) -> delivered.countDown());
+        HomaEndpoint client = HomaEndpoint.builder().eventLoopGroup(group).engineFactory(FakeEngine.factory()).build();
+        CompletableFuture<byte[]> f = client.call(server.localAddress(), new byte[1]);
+        assertTrue(delivered.await(WAIT_SECONDS, TimeUnit.SECONDS));
+        group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        client.close();
+        assertTrue(f.isDone(), "the outstanding call ended");
+        assertEquals(ErrorCode.CANCELLED, homaFailure(f).code());
+    }
 }

@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -59,6 +60,7 @@ public final class EngineDriver {
     public void attach(ProtocolEngine engine, DatagramSink sink) {
         this.engine = engine;
         this.sink = sink;
+        sink.deferSocketFlush(true); // every engine call opens a turn, and its end flushes the sockets
     }
 
     public EventLoop loop() {
@@ -80,10 +82,14 @@ public final class EngineDriver {
         if (!turnOpen) {
             turnOpen = true;
             turnNanos = clock.getAsLong();
-            if (loop instanceof SingleThreadEventLoop singleThread) {
-                singleThread.executeAfterEventLoopIteration(endOfTurn);
-            } else {
-                loop.execute(endOfTurn);
+            try {
+                if (loop instanceof SingleThreadEventLoop singleThread) {
+                    singleThread.executeAfterEventLoopIteration(endOfTurn);
+                } else {
+                    loop.execute(endOfTurn);
+                }
+            } catch (RejectedExecutionException loopGone) {
+                turnOpen = false; // shutting down from outside the loop: no turn to end, no more wake-ups
             }
         }
         return turnNanos;
@@ -124,7 +130,7 @@ public final class EngineDriver {
                 counters.engineWakes++;
                 engine.poll(turnNanos);
             }
-            sink.flush();
+            sink.flushNow();
             scheduleWake(engine.nextWakeNanos(), turnNanos);
         } catch (RuntimeException bug) {
             LOG.error("engine or sink threw at the end of an event-loop turn", bug);

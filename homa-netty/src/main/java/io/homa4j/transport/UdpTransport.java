@@ -39,8 +39,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>With epoll: one socket per priority level, every one with SO_REUSEPORT (so they, and the sockets of other
  * endpoints that ask for the same port, share it) and IP_TOS = {@code HomaConfig.dscpForLevel(level) << 2};
- * reads use recvmmsg, batches of {@link #RECV_BATCH} datagrams per syscall. UDP_GRO stays off: on Netty 4.2.18
- * combining it with recvmmsg mis-splits datagrams, and recvmmsg alone already amortises the syscalls.
+ * reads use recvmmsg, batches of {@link #RECV_BATCH} datagrams per syscall, level-triggered. UDP_GRO stays off:
+ * on Netty 4.2.18 combining it with recvmmsg is broken (a known Netty bug), and recvmmsg alone already amortises
+ * the syscalls; a GSO send from a peer on the same host is split back into datagrams by the kernel.
  *
  * <p>With NIO: the same layout when the JDK supports SO_REUSEPORT on this OS; otherwise one socket carrying
  * every level, marked with the highest level's TOS (NIO cannot mark per packet).
@@ -201,9 +202,9 @@ public final class UdpTransport {
         if (kind == Kind.EPOLL) {
             ChannelFactory<Channel> factory = () -> new EpollDatagramChannel(family);
             b.channelFactory(factory)
-                    // Level-triggered: Netty's edge-triggered datagram read can stop short of EAGAIN when a
-                    // recvmmsg batch is not full of bytes; a socket whose buffer is then full drops every later
-                    // datagram without raising a new edge, and is never read again.
+                    // Level-triggered: a socket still holding datagrams when its read budget runs out is
+                    // reported again on the next turn by the kernel, instead of relying on Netty to re-arm the read
+                    // under edge triggering (under overload we saw sockets sit full while the loop ran).
                     .option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .option(EpollChannelOption.SO_REUSEPORT, true)
                     .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
