@@ -18,8 +18,8 @@ import java.net.InetSocketAddress;
  * packet leaves with that level's TOS byte), and turns runs of equal-size packets to one peer at one level into
  * a single UDP GSO send.
  *
- * <p>Batching: {@link #send} only queues; {@link #flush} (called by the engine at the end of each engine method,
- * and by the driver at the end of each event-loop turn) writes and flushes. A run is consecutive packets with the
+ * <p>Batching: {@link #send} only queues; {@link #flush} (called by the engine at the end of each engine method)
+ * writes, and flushes the sockets unless {@link #deferSocketFlush} left that to the end of the event-loop turn. A run is consecutive packets with the
  * same peer, level and length (the last may be shorter, as GSO allows), capped at {@link #MAX_GSO_SEGMENTS}
  * segments and {@link #MAX_GSO_BYTES} bytes. Plain writes of one flush reach the kernel as one sendmmsg.
  *
@@ -43,6 +43,7 @@ public final class DatagramSink implements PacketSink {
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
     private boolean gsoEnabled;
+    private boolean deferSocketFlush;
     private boolean closed;
 
     private final ByteBuf[] run = new ByteBuf[MAX_GSO_SEGMENTS];
@@ -121,8 +122,27 @@ public final class DatagramSink implements PacketSink {
                 && peer.equals(runPeer);
     }
 
+    /**
+     * While set, {@link #flush()} only closes the pending GSO run and leaves the sockets' flush to
+     * {@link #flushNow()}, which the engine driver calls at the end of the event-loop turn: every packet the
+     * engine sends while handling one recvmmsg batch (a grant per data packet, say) then reaches the kernel in one
+     * sendmmsg per socket instead of one send per packet.
+     */
+    public void deferSocketFlush(boolean defer) {
+        this.deferSocketFlush = defer;
+    }
+
     @Override
     public void flush() {
+        if (deferSocketFlush) {
+            emitRun();
+            return;
+        }
+        flushNow();
+    }
+
+    /** Writes the pending run and flushes every socket written to since the last flush. */
+    public void flushNow() {
         emitRun();
         for (int level = 0; level < channelByLevel.length; level++) {
             if (dirty[level]) {

@@ -60,6 +60,7 @@ public final class EngineDriver {
     public void attach(ProtocolEngine engine, DatagramSink sink) {
         this.engine = engine;
         this.sink = sink;
+        sink.deferSocketFlush(true); // every engine call opens a turn, and its end flushes the sockets
     }
 
     public EventLoop loop() {
@@ -129,7 +130,7 @@ public final class EngineDriver {
                 counters.engineWakes++;
                 engine.poll(turnNanos);
             }
-            sink.flush();
+            sink.flushNow();
             scheduleWake(engine.nextWakeNanos(), turnNanos);
         } catch (RuntimeException bug) {
             LOG.error("engine or sink threw at the end of an event-loop turn", bug);

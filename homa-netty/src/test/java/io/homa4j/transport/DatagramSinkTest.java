@@ -271,4 +271,21 @@ class DatagramSinkTest {
         sink.flush();
         assertNull(channel(0).readOutbound());
     }
+
+    @Test
+    void deferredSocketFlushWaitsForFlushNow() {
+        DatagramSink sink = new DatagramSink(levels(1), PacketFilter.NONE, counters, GSO);
+        sink.deferSocketFlush(true);
+        sink.send(PEER_A, 0, packet(50, 1));
+        sink.flush(); // what the engine calls after each method
+        assertNull(channel(0).readOutbound(), "written but not flushed to the socket yet");
+        sink.send(PEER_A, 0, packet(60, 2));
+        sink.flushNow(); // end of the event-loop turn
+        DatagramPacket first = channel(0).readOutbound();
+        DatagramPacket second = channel(0).readOutbound();
+        assertEquals(50, first.content().readableBytes());
+        assertEquals(60, second.content().readableBytes());
+        first.release();
+        second.release();
+    }
 }
