@@ -10,6 +10,7 @@ import io.homa4j.transport.DatagramSink;
 import io.homa4j.transport.EngineDriver;
 import io.homa4j.transport.HomaEngineAdapter;
 import io.homa4j.transport.HomaInboundHandler;
+import io.homa4j.transport.PacerTimerSlack;
 import io.homa4j.transport.PacketFilter;
 import io.homa4j.transport.ProtocolEngine;
 import io.homa4j.transport.TransportCounters;
@@ -89,7 +90,7 @@ public final class HomaEndpoint implements AutoCloseable {
     }
 
     private HomaEndpoint(Builder b, UdpTransport.Kind kind, EventLoopGroup ownGroup, EventLoop loop) {
-        this.config = b.config;
+        this.config = PacerTimerSlack.apply(b.config, b.pacerTimerSlackNanos);
         this.observer = b.observer;
         this.ownGroup = ownGroup;
         this.loop = loop;
@@ -569,6 +570,7 @@ public final class HomaEndpoint implements AutoCloseable {
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int port;
         private HomaConfig config = HomaConfig.defaults();
+        private long pacerTimerSlackNanos = PacerTimerSlack.EVENT_LOOP_TIMER_SLACK_NANOS;
         private TransportType transport = TransportType.AUTO;
         private EventLoopGroup group;
         private RpcObserver observer;
@@ -600,6 +602,19 @@ public final class HomaEndpoint implements AutoCloseable {
 
         public Builder config(HomaConfig config) {
             this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /**
+         * The pacer's queue bound is raised to at least this much link time, because event-loop timers fire late
+         * (see {@link PacerTimerSlack}); default {@link PacerTimerSlack#EVENT_LOOP_TIMER_SLACK_NANOS}, 0 keeps the
+         * config's bound as it is. {@link HomaEndpoint#config()} reports the bound in effect.
+         */
+        public Builder pacerTimerSlackNanos(long nanos) {
+            if (nanos < 0) {
+                throw new IllegalArgumentException("pacerTimerSlackNanos must not be negative: " + nanos);
+            }
+            this.pacerTimerSlackNanos = nanos;
             return this;
         }
 

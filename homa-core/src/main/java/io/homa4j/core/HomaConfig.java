@@ -175,7 +175,12 @@ public final class HomaConfig {
     /** Silent ticks before the first RESEND (and between RESENDs). */
     public int resendTicks() { return resendTicks; }
 
-    /** Silent ticks after which an RPC is abandoned (client: UNAVAILABLE). */
+    /**
+     * Silent ticks after which an RPC is abandoned (client: UNAVAILABLE). Default 1,000 (1 s), ten times the Linux
+     * module's 100: a JVM stalls where a kernel does not (JIT warm-up, GC pauses, an event loop starved of CPU),
+     * and on loopback with a freshly started server 100 ms of silence failed calls to a live server. Lower it
+     * where the peers are known to answer promptly and fast failure matters more.
+     */
     public int abortTicks() { return abortTicks; }
 
     /** Ticks after a response is fully sent before the server asks the client for an ACK. */
@@ -262,7 +267,7 @@ public final class HomaConfig {
         private int pacerNeverDeferBytes = 1_000;
         private long tickNanos = 1_000_000;
         private int resendTicks = 5;
-        private int abortTicks = 100;
+        private int abortTicks = 1_000;
         private int needAckTicks = 2;
         private int maxMessageBytes = 64 << 20;
         private int maxOutstandingRpcs = 10_000;

@@ -222,7 +222,7 @@ class SchedulingTest {
     void aResponseHeldBackByTheReceiversGrantsOutlivesTheAbortTimeout() {
         // At 200 Mb/s the first response (3 MB) takes ~120 ms; with one grant slot the client holds the second
         // response back all that time, longer than abortTicks: its BUSY keepalives keep that server waiting.
-        HomaConfig config = HomaConfig.builder().linkMbps(200).maxOvercommit(1).build();
+        HomaConfig config = HomaConfig.builder().linkMbps(200).maxOvercommit(1).abortTicks(100).build();
         io.netty.buffer.ByteBufAllocator untracked = new io.netty.buffer.UnpooledByteBufAllocator(false, true);
         TestNet.Node client = net.node("client", config, untracked);
         TestNet.Node first = net.node("first", config, untracked);
