@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
  * <p>Arguments: {@code [transport=AUTO] [rttCalls=20000] [mbCalls=200] [gso=true]}.
  */
 public final class LoopbackBench {
-
     public static void main(String[] args) throws Exception {
         TransportType transport = args.length > 0 ? TransportType.valueOf(args[0]) : TransportType.AUTO;
         int rttCalls = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
