@@ -123,22 +123,9 @@ class HomaEndToEndTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("homa-core engine: when the burst overflows the server's socket, a few calls "
-            + "(0-3 of 10,000 in our runs) fail with UNAVAILABLE 'server lost the call's state; it may have handled "
-            + "the request', the same defect as under 5% loss; enable when the engine keeps server state until ACK")
     void tenThousandConcurrentRpcsFromFourClientsAllComplete() throws Exception {
         BurstOutcome outcome = runBurst();
         assertEquals(List.of(), outcome.failures);
-    }
-
-    @Test
-    void tenThousandConcurrentRpcsFromFourClients() throws Exception {
-        BurstOutcome outcome = runBurst();
-        // Every call ended, every response was byte-exact; the rare failures are the engine's typed UNAVAILABLE.
-        assertTrue(outcome.completed >= 9_950, "completed " + outcome.completed + ", failures " + outcome.failures);
-        for (HomaException e : outcome.failures) {
-            assertEquals(ErrorCode.UNAVAILABLE, e.code(), e.getMessage());
-        }
     }
 
     private record BurstOutcome(int completed, List<HomaException> failures) {
@@ -218,23 +205,9 @@ class HomaEndToEndTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("homa-core engine: at 5% loss each way about 1% of calls fail with UNAVAILABLE "
-            + "'server lost the call's state; it may have handled the request' (server answered RPC_UNKNOWN for a call "
-            + "whose request was fully sent); enable when the engine keeps server state until the client's ACK")
     void fivePercentLossBothWaysStillCompletesEveryRpc() throws Exception {
         LossOutcome outcome = runUnderLoss(300);
         assertEquals(0, outcome.failures.size(), "failures: " + outcome.failures);
-    }
-
-    @Test
-    void fivePercentLossBothWaysEndsEveryRpcByteExactOrTyped() throws Exception {
-        LossOutcome outcome = runUnderLoss(300);
-        // Every call ended (no hang), every response was byte-exact (checked in runUnderLoss), every failure was
-        // typed; the transport's filter really dropped in both directions.
-        assertTrue(outcome.completed >= 285, "completed " + outcome.completed + "/300, failures " + outcome.failures);
-        for (HomaException e : outcome.failures) {
-            assertEquals(ErrorCode.UNAVAILABLE, e.code(), e.getMessage());
-        }
     }
 
     private record LossOutcome(int completed, List<HomaException> failures) {
