@@ -149,6 +149,9 @@ public final class GrantScheduler {
         fifoGrant(sender);
         int ranked = Math.min(active.size(), maxOvercommit);
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
+        // Coalesce: a GRANT only when it moves the offset by an eighth of the window (at least a packet), so a
+        // sender gets one per several packets rather than one per packet, and still never runs dry.
+        long minIncrement = Math.max(minGrantBytes, window / 8);
         int rank = 0;
         Iterator<IncomingMessage> it = active.iterator();
         List<IncomingMessage> fullyGranted = null;
@@ -159,7 +162,7 @@ public final class GrantScheduler {
             if (!m.inGrantedSet && grantedSet.size() >= maxOvercommit) {
                 continue;
             }
-            int delta = grantAmount(m, m.receivedBytes() + window);
+            int delta = grantAmount(m, m.receivedBytes() + window, minIncrement);
             if (delta > 0) {
                 if (m != activeByAge.first()) { // grants the oldest gets anyway are not owed a FIFO share
                     fifoCredit = Math.min(2.0 * fifoIncrement,
@@ -199,7 +202,7 @@ public final class GrantScheduler {
             return; // the last increment has not arrived yet; keep the credit
         }
         long want = Math.min(fifoIncrement, (long) fifoCredit);
-        int delta = grantAmount(oldest, (long) oldest.granted() + want);
+        int delta = grantAmount(oldest, (long) oldest.granted() + want, minGrantBytes);
         if (delta <= 0) {
             return;
         }
@@ -214,8 +217,11 @@ public final class GrantScheduler {
         }
     }
 
-    /** Bytes to add to {@code m}'s grant to reach {@code target}, within the message and the incoming cap. */
-    private int grantAmount(IncomingMessage m, long target) {
+    /**
+     * Bytes to add to {@code m}'s grant to reach {@code target}, within the message and the incoming cap; 0 when
+     * that would be less than {@code minIncrement} (unless it completes the message).
+     */
+    private int grantAmount(IncomingMessage m, long target, long minIncrement) {
         long goal = Math.min(m.length(), target);
         long room = maxIncoming - outstanding;
         long newGranted = Math.min(goal, m.granted() + Math.max(0, room));
@@ -223,7 +229,7 @@ public final class GrantScheduler {
         if (delta <= 0) {
             return 0;
         }
-        if (delta < minGrantBytes && newGranted < m.length()) {
+        if (delta < minIncrement && newGranted < m.length()) {
             return 0;
         }
         return (int) delta;

@@ -19,7 +19,6 @@ public final class OutgoingMessage {
     private final long sequence;
     private final int unscheduledLimit;
     private final int unscheduledPriority;
-    private final int cutoffsVersion;
     private int nextOffset;
     private int granted;
     private int scheduledPriority;
@@ -39,10 +38,9 @@ public final class OutgoingMessage {
      * @param sequence            creation order (SRPT ties and the pacer's FIFO share go to the oldest)
      * @param unscheduledBytes    bytes sendable before any grant
      * @param unscheduledPriority level for those bytes (from the receiver's cutoffs)
-     * @param cutoffsVersion      version of the cutoffs used, echoed in DATA
      */
     public OutgoingMessage(Rpc owner, ByteBuf payload, int flags, long sequence, int unscheduledBytes,
-                           int unscheduledPriority, int cutoffsVersion) {
+                           int unscheduledPriority) {
         this.owner = owner;
         this.payload = payload;
         this.length = payload.readableBytes();
@@ -50,7 +48,6 @@ public final class OutgoingMessage {
         this.sequence = sequence;
         this.unscheduledLimit = Math.min(length, unscheduledBytes);
         this.unscheduledPriority = unscheduledPriority;
-        this.cutoffsVersion = cutoffsVersion;
         this.granted = unscheduledLimit;
         this.scheduledPriority = 0;
     }
@@ -81,10 +78,6 @@ public final class OutgoingMessage {
 
     public int granted() {
         return granted;
-    }
-
-    public int cutoffsVersion() {
-        return cutoffsVersion;
     }
 
     /** Bytes never transmitted yet: the SRPT key on the sender. */

@@ -202,7 +202,7 @@ public final class Transmitter {
     }
 
     private void sendData(OutgoingMessage m, int offset, int segment, int priority, int extraFlags, long nowNanos) {
-        ByteBuf packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.cutoffsVersion(),
+        ByteBuf packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.owner().cutoffsVersion(),
                 m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment);
         metrics.dataBytesOut(segment);
         emit(m.owner().peerAddress(), priority, PacketType.DATA, packet, nowNanos);

@@ -50,6 +50,11 @@ public final class ClientRpc implements Rpc {
     }
 
     @Override
+    public int cutoffsVersion() {
+        return server.cutoffs().version();
+    }
+
+    @Override
     public long takePiggybackAck() {
         return server.pollPendingAck();
     }

@@ -123,7 +123,7 @@ public final class EngineContext {
         int length = payload.readableBytes();
         outgoingBytes += length;
         return new OutgoingMessage(owner, payload, flags, messageSequence++, config.unscheduledBytes(),
-                cutoffs.levelFor(length, config.priorityLevels()), cutoffs.version());
+                cutoffs.levelFor(length, config.priorityLevels()));
     }
 
     /** Stops sending {@code m} and frees its payload. */

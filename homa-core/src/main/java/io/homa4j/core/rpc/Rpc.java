@@ -16,6 +16,9 @@ public interface Rpc {
     /** An ack to piggy-back on the next DATA of this RPC, or 0 (only clients owe acks). */
     long takePiggybackAck();
 
+    /** Version of the peer's cutoffs this side uses now (echoed in DATA so the peer knows we are up to date). */
+    int cutoffsVersion();
+
     /** The outgoing message of this RPC has had every byte transmitted at least once. */
     void onAllSent(long nowNanos);
 }

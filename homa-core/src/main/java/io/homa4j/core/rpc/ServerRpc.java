@@ -67,6 +67,11 @@ public final class ServerRpc implements Rpc {
     }
 
     @Override
+    public int cutoffsVersion() {
+        return client.cutoffs().version();
+    }
+
+    @Override
     public long takePiggybackAck() {
         return 0;
     }
