@@ -145,8 +145,11 @@ public final class ClientCalls {
         complete(rpc, response);
     }
 
-    /** The request a GRANT or RESEND from the server refers to; null (drop counted) if none. */
-    public OutgoingMessage requestFor(InetSocketAddress from, long serverWireId) {
+    /**
+     * The call a control packet from {@code from} with the server's id {@code serverWireId} refers to, or null
+     * with the drop counted: no such call, or the packet comes from another address than the call's server.
+     */
+    private ClientRpc callFrom(InetSocketAddress from, long serverWireId) {
         ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
         if (rpc == null) {
             ctx.drop(DropReason.UNKNOWN_RPC);
@@ -154,6 +157,15 @@ public final class ClientCalls {
         }
         if (!from.equals(rpc.peerAddress())) {
             ctx.drop(DropReason.WRONG_PEER);
+            return null;
+        }
+        return rpc;
+    }
+
+    /** The request a GRANT or RESEND from the server refers to; null (drop counted) if none. */
+    public OutgoingMessage requestFor(InetSocketAddress from, long serverWireId) {
+        ClientRpc rpc = callFrom(from, serverWireId);
+        if (rpc == null) {
             return null;
         }
         rpc.silentTicks = 0;
@@ -180,13 +192,8 @@ public final class ClientCalls {
 
     /** The server has no state for the call. */
     public void onRpcUnknown(InetSocketAddress from, long serverWireId, long serverAgeNanos) {
-        ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
+        ClientRpc rpc = callFrom(from, serverWireId);
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
-            return;
-        }
-        if (!from.equals(rpc.peerAddress())) {
-            ctx.drop(DropReason.WRONG_PEER);
             return;
         }
         serverLostState(rpc, serverAgeNanos);
@@ -222,13 +229,8 @@ public final class ClientCalls {
 
     /** The server is alive and working on (or holding back) the call. */
     public void onBusy(InetSocketAddress from, long serverWireId) {
-        ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
+        ClientRpc rpc = callFrom(from, serverWireId);
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
-            return;
-        }
-        if (!from.equals(rpc.peerAddress())) {
-            ctx.drop(DropReason.WRONG_PEER);
             return;
         }
         rpc.silentTicks = 0;
