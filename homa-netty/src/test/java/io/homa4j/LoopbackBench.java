@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
  * <p>Arguments: {@code [transport=AUTO] [rttCalls=20000] [mbCalls=200] [gso=true]}.
  */
 public final class LoopbackBench {
-
     public static void main(String[] args) throws Exception {
         TransportType transport = args.length > 0 ? TransportType.valueOf(args[0]) : TransportType.AUTO;
         int rttCalls = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
@@ -29,8 +28,17 @@ public final class LoopbackBench {
             System.out.printf("transport=%s gso=%s cores=%d%n", client.transport(), gso,
                     Runtime.getRuntime().availableProcessors());
 
-            rtt(client, server, 100, rttCalls / 4);            // warm-up
-            long[] rtts = rtt(client, server, 100, rttCalls);
+            long[] rtts;
+            try {
+                rtt(client, server, 100, rttCalls / 4);            // warm-up
+                rtts = rtt(client, server, 100, rttCalls);
+            } catch (java.util.concurrent.ExecutionException e) {
+                System.out.println("FAILED: " + e.getCause());
+                for (HomaEndpoint ep : new HomaEndpoint[] {server, client}) {
+                    System.out.println(ep + "\n  " + ep.transportStats() + "\n  " + ep.metrics() + "\n  " + ep.debugState());
+                }
+                throw e;
+            }
             Arrays.sort(rtts);
             System.out.printf("100 B echo RTT over %d calls: P50 %.1f us, P99 %.1f us, P99.9 %.1f us, min %.1f us%n",
                     rtts.length, us(pct(rtts, 0.50)), us(pct(rtts, 0.99)), us(pct(rtts, 0.999)), us(rtts[0]));

@@ -27,11 +27,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.DatagramSocket;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -52,6 +54,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class UdpTransport {
     private static final Logger LOG = LoggerFactory.getLogger(UdpTransport.class);
     private static final AtomicBoolean CHOICE_LOGGED = new AtomicBoolean();
+
+    /** Times an ephemeral port is reserved and bound before giving up (another process may race for it). */
+    private static final int EPHEMERAL_BIND_ATTEMPTS = 5;
 
     /** Datagrams read per recvmmsg call. */
     public static final int RECV_BATCH = 32;
@@ -161,20 +166,29 @@ public final class UdpTransport {
         int levels = config.priorityLevels();
         int socketCount = reusePort ? levels : 1;
         Channel[] sockets = new Channel[socketCount];
-        int boundPort = port;
-        try {
-            for (int i = 0; i < socketCount; i++) {
-                int level = reusePort ? i : levels - 1;
-                Bootstrap bootstrap = bootstrap(kind, loop, address, config, socketBufferBytes, reusePort, level,
-                        inbound);
-                Channel channel = bootstrap.bind(address, boundPort).syncUninterruptibly().channel();
-                sockets[i] = channel;
-                boundPort = ((InetSocketAddress) channel.localAddress()).getPort();
+        for (int attempt = 1; ; attempt++) {
+            // Port 0 with SO_REUSEPORT set would let the kernel hand out a port that another SO_REUSEPORT group of
+            // the same user (another endpoint, in this process or another) already holds, and the two would then
+            // share each other's traffic. So an ephemeral port is first taken by a plain socket, which the kernel
+            // only gives a port nobody uses, and the group binds that port.
+            int target = port != 0 ? port : reserveEphemeralPort(address);
+            try {
+                for (int i = 0; i < socketCount; i++) {
+                    int level = reusePort ? i : levels - 1;
+                    Bootstrap bootstrap = bootstrap(kind, loop, address, config, socketBufferBytes, reusePort, level,
+                            inbound);
+                    sockets[i] = bootstrap.bind(address, target).syncUninterruptibly().channel();
+                }
+                break;
+            } catch (Exception e) { // syncUninterruptibly rethrows the bind's IOException unchecked
+                closeAll(sockets);
+                Arrays.fill(sockets, null);
+                if (port == 0 && attempt < EPHEMERAL_BIND_ATTEMPTS) {
+                    continue; // someone took the reserved port in between: reserve another
+                }
+                throw new HomaException(ErrorCode.UNAVAILABLE, "cannot bind UDP " + address.getHostAddress() + ":"
+                        + target + " (" + kind + "): " + e, true, e);
             }
-        } catch (Exception e) { // syncUninterruptibly rethrows the bind's IOException unchecked
-            closeAll(sockets);
-            throw new HomaException(ErrorCode.UNAVAILABLE, "cannot bind UDP " + address.getHostAddress() + ":"
-                    + port + " (" + kind + "): " + e, true, e);
         }
         Channel[] byLevel = new Channel[levels];
         for (int level = 0; level < levels; level++) {
@@ -220,6 +234,18 @@ public final class UdpTransport {
             }
         }
         return b;
+    }
+
+    /** A port on {@code address} that no socket holds right now (the probe socket is closed again). */
+    private static int reserveEphemeralPort(InetAddress address) {
+        try (DatagramSocket probe = new DatagramSocket(null)) {
+            probe.setReuseAddress(false);
+            probe.bind(new InetSocketAddress(address, 0));
+            return probe.getLocalPort();
+        } catch (IOException e) {
+            throw new HomaException(ErrorCode.UNAVAILABLE, "cannot find a free UDP port on "
+                    + address.getHostAddress() + ": " + e, true, e);
+        }
     }
 
     private static boolean nioSupportsReusePort() {
