@@ -109,6 +109,7 @@ public final class ClientCalls {
             return;
         }
         rpc.silentTicks = 0;
+        rpc.busyStreak = 0; // the server moved the call on
         int length = data.messageLength();
         IncomingMessage response = rpc.response();
         if (response == null) {
@@ -169,6 +170,7 @@ public final class ClientCalls {
             return null;
         }
         rpc.silentTicks = 0;
+        rpc.busyStreak = 0; // the server moved the call on
         if (rpc.request() == null) {
             ctx.drop(DropReason.STALE);
             return null;
@@ -234,6 +236,7 @@ public final class ClientCalls {
             return;
         }
         rpc.silentTicks = 0;
+        rpc.busyStreak++;
     }
 
     /** The server has sent the whole response and asks us to confirm. */
@@ -385,7 +388,7 @@ public final class ClientCalls {
                     + rpc.unansweredResends + " RESENDs unanswered)", response == null && !rpc.requestFullySent());
             return;
         }
-        if (ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend) && !rpc.resendQueued) {
+        if (!rpc.resendQueued && ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend, rpc.busyStreak)) {
             rpc.resendQueued = true;
             resendQueue.add(rpc);
         }
@@ -398,7 +401,8 @@ public final class ClientCalls {
     private void sendQueuedResends() {
         for (int i = resendQueue.size(); i > 0; i--) {
             ClientRpc rpc = resendQueue.poll();
-            if (rpcs.get(rpc.id()) != rpc || !ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend)) {
+            if (rpcs.get(rpc.id()) != rpc
+                    || !ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend, rpc.busyStreak)) {
                 rpc.resendQueued = false; // finished, or heard from since it was queued
                 continue;
             }

@@ -28,6 +28,8 @@ public final class ClientRpc implements Rpc {
     public int unansweredResends;
     /** {@link #silentTicks} when the last RESEND went out (0: none since the server was last heard). */
     public int silenceAtLastResend;
+    /** BUSY answers in a row since the server last moved the call on (data or grant); stretches RESENDs. */
+    public int busyStreak;
     /** Waiting in the engine's RESEND queue for its peer's per-tick budget. */
     public boolean resendQueued;
 

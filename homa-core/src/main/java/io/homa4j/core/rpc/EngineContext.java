@@ -234,11 +234,11 @@ public final class EngineContext {
     }
 
     /**
-     * While our grant scheduler holds a message back, tell its sender every resendTicks that we still want it
-     * (BUSY), so the sender's silence timer does not give the RPC up.
+     * While our grant scheduler holds a message back, tell its sender every {@code SilenceRules.keepAliveTicks}
+     * that we still want it (BUSY), so the sender's silence timer does not give the RPC up.
      */
     public void keepAlive(Rpc rpc, int heldTicks) {
-        if (heldTicks % config.resendTicks() == 0) {
+        if (heldTicks % silence.keepAliveTicks() == 0) {
             sendControl(rpc.peerAddress(), PacketType.BUSY, encoder.busy(rpc.wireId()));
         }
     }

@@ -37,9 +37,24 @@ public final class SilenceRules {
         return Math.max(1, abortTicks / resendTicks);
     }
 
-    /** Whether a RESEND is due for an RPC silent for {@code silentTicks} whose last RESEND went at the given count. */
-    public boolean resendDue(int silentTicks, int silenceAtLastResend) {
-        return silentTicks - silenceAtLastResend >= resendTicks;
+    /**
+     * Whether a client RESEND is due for a call silent for {@code silentTicks} whose last RESEND went at
+     * {@code silenceAtLastResend}. After {@code busyStreak} BUSY answers in a row (the server is alive and still
+     * working on, or holding back, the call) the interval doubles each time, up to {@link #keepAliveTicks()}: a
+     * live server need not be asked every resendTicks, and with hundreds of held calls those questions and
+     * their answers were most of the packets on the wire.
+     */
+    public boolean resendDue(int silentTicks, int silenceAtLastResend, int busyStreak) {
+        long interval = Math.min((long) resendTicks << Math.min(busyStreak, 16), keepAliveTicks());
+        return silentTicks - silenceAtLastResend >= Math.max(resendTicks, interval);
+    }
+
+    /**
+     * Period of the BUSY keepalives a receiver sends for a message its grant scheduler holds back, and the longest
+     * RESEND interval: a tenth of abortTicks (at least resendTicks), so ten keepalives fit in one abort timeout.
+     */
+    public int keepAliveTicks() {
+        return Math.max(resendTicks, abortTicks / 10);
     }
 
     /** How long a peer may be unheard before it counts as gone. */
