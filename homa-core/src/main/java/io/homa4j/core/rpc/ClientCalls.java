@@ -226,7 +226,10 @@ public final class ClientCalls {
             return;
         }
         fail(rpc, ErrorCode.UNAVAILABLE, retrySafe ? "server has no state for the call (request not delivered)"
-                : "server lost the call's state; it may have handled the request", retrySafe);
+                : "server lost the call's state; it may have handled the request (" + (serverAgeNanos == 0
+                        ? "it remembers handling it" : "its engine is " + serverAgeNanos / 1_000_000
+                        + " ms old, the request's first packet left " + (ctx.now() - rpc.firstSentNanos()) / 1_000_000
+                        + " ms ago") + ")", retrySafe);
     }
 
     /** The server is alive and working on (or holding back) the call. */
