@@ -11,9 +11,9 @@ import org.slf4j.LoggerFactory;
  * and asks to be woken when there is room again. The Linux module's 5 us bound assumes a precise, dedicated pacer
  * thread. A Netty scheduled task fires late: measured on this project's machines, a 100 us epoll timer fired
  * after 204 us at P50 (238 us at P90), a 10 us one after 20 us (197 us at P90). Every late wake-up is idle link
- * time the pacer never recovers, so with a 5 us bound a 1 MB loopback echo at linkMbps 1000 moved 29 Mbit/s; with
- * the bound raised to the timer slack, 162 Mbit/s. The cost is a host queue of up to that much link time in front
- * of a newly arrived short message, which stays below one packet at 100 Mbit/s and is 25 KB at 1 Gbit/s.
+ * time the pacer never recovers, so with a 5 us bound a 1 MB loopback echo at linkMbps 1000 moved 29 Mbit/s;
+ * with the bound raised to the timer slack, 103-162 Mbit/s (two runs). The cost is a host queue of up to that
+ * much link time in front of a newly arrived short message: 2.5 KB at 100 Mbit/s, 25 KB at 1 Gbit/s.
  *
  * <p>The simulator needs none of this: its virtual clock wakes the engine exactly when asked.
  */
