@@ -159,7 +159,7 @@ public final class GrantScheduler {
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
         // Coalesce: a GRANT only when it moves the offset by an eighth of the window (at least a packet), so a
         // sender gets one per several packets rather than one per packet, and still never runs dry.
-        long minIncrement = Math.max(minGrantBytes, window / 8);
+        long minIncrement = Math.max(minGrantBytes, window / 4);
         int rank = 0;
         Iterator<IncomingMessage> it = active.iterator();
         List<IncomingMessage> fullyGranted = null;
