@@ -99,9 +99,12 @@ public final class GrantScheduler {
      */
     public void beforeUpdate(IncomingMessage m) {
         outstanding -= m.outstandingBytes();
-        if (m.inActiveSet) {
+        // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
+        // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
+        // overtake; the front message, the usual receiver of a run of packets, stays in place.
+        m.reorderPending = m.inActiveSet && active.comparator() != AGE && active.first() != m;
+        if (m.reorderPending) {
             active.remove(m);
-            activeByAge.remove(m);
         }
     }
 
@@ -109,13 +112,21 @@ public final class GrantScheduler {
     public void afterUpdate(IncomingMessage m) {
         outstanding += m.outstandingBytes();
         if (m.inActiveSet) {
-            if (m.granted() < m.length()) {
-                active.add(m);
-                activeByAge.add(m);
-            } else {
+            // A packet may raise the grant to the whole message (a retransmission's incoming): then m leaves.
+            boolean stillActive = m.granted() < m.length();
+            if (m.reorderPending) {
+                if (stillActive) {
+                    active.add(m);
+                }
+            } else if (!stillActive) {
+                active.remove(m); // still findable: it was the front message, and stays in front
+            }
+            if (!stillActive) {
+                activeByAge.remove(m);
                 m.inActiveSet = false;
             }
         }
+        m.reorderPending = false;
         refreshGrantedSet(m);
     }
 
@@ -157,7 +168,7 @@ public final class GrantScheduler {
         fifoGrant(sender);
         int ranked = Math.min(active.size(), maxOvercommit);
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
-        // Coalesce: a GRANT only when it moves the offset by an eighth of the window (at least a packet), so a
+        // Coalesce: a GRANT only when it moves the offset by a quarter of the window (at least a packet), so a
         // sender gets one per several packets rather than one per packet, and still never runs dry.
         long minIncrement = Math.max(minGrantBytes, window / 4);
         int rank = 0;

@@ -41,6 +41,8 @@ public final class IncomingMessage {
     public boolean inGrantedSet;
     /** Set by the grant scheduler while this message waits for grants. */
     public boolean inActiveSet;
+    /** Set by the grant scheduler between taking this message out of its SRPT order and putting it back. */
+    public boolean reorderPending;
 
     /**
      * @param owner         the RPC this message belongs to

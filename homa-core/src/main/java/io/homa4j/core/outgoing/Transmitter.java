@@ -179,7 +179,12 @@ public final class Transmitter {
     }
 
     private void sendNew(OutgoingMessage m, long nowNanos) {
-        dequeue(m);
+        // Sending lowers m's SRPT key and never changes its age: the front message stays in front, so it keeps
+        // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward.
+        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == AGE || bySrpt.first() == m);
+        if (!keepPlace) {
+            dequeue(m);
+        }
         int offset = m.nextOffset();
         int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
         boolean wasAllSent = m.allSent();
@@ -188,6 +193,9 @@ public final class Transmitter {
             m.owner().onFirstSent(nowNanos);
         }
         m.advance(segment);
+        if (keepPlace && !m.hasSendableBytes()) {
+            dequeue(m);
+        }
         requeue(m);
         if (m.allSent() && !wasAllSent) {
             m.owner().onAllSent(nowNanos);
