@@ -21,10 +21,14 @@ LINK_MBPS=100
 WORKLOAD=w4
 LOAD=0.8
 DURATION=30
-WARMUP=2
+WARMUP=10   # eight JVMs start on two cores: keep their JIT compilation out of the measured window
 OUT=results/netlab
 MAX_MESSAGE=1000000
 RTT_US=auto
+# Homa's RTT budget (unscheduled bytes, grant windows) is never sized below this: the idle ping-pong measures
+# ~90 us, but a grant's round trip between two busy JVM event loops on this 2-core machine takes milliseconds,
+# and at 100 Mbit/s a 90 us budget means 1-packet windows and one GRANT per DATA packet (docs/results.md).
+HOMA_MIN_RTT_US=1000
 PROTOCOLS=homa,tcp
 BUFFER_PKTS=200
 JAR="$repo/homa-bench/target/homa-bench.jar"
@@ -43,9 +47,10 @@ usage() {
 usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0.8] [--duration S] [--out DIR]
                   [--max-message B] [--rtt-us N|auto] [--protocols homa,tcp] [--buffer-pkts N] [--warmup S]
                   [--seed S] [--tcp-connections N] [--max-outstanding N] [--jar PATH] [--prefix homa-...]
-                  [--clients N] [--load-mbps M]
+                  [--clients N] [--load-mbps M] [--homa-min-rtt-us N]
   --clients N: clients only in hosts 1..N (servers in every host); --load-mbps M: each client's request
   bits per second, instead of the rate derived from --load (load x link / 2, for all-to-all echo traffic)
+  --homa-min-rtt-us N: floor of Homa's RTT budget (default $HOMA_MIN_RTT_US; the measured or given --rtt-us if larger)
   single long-message flow: --hosts 2 --clients 1 --workload 1000000 --load-mbps <just under the link>
   defaults: --hosts $HOSTS --link-mbps $LINK_MBPS --workload $WORKLOAD --load $LOAD --duration $DURATION
             --out $OUT --max-message $MAX_MESSAGE --rtt-us $RTT_US (measured) --protocols $PROTOCOLS
@@ -67,6 +72,7 @@ while (($#)); do
     --out) OUT=${2:?}; shift 2 ;;
     --max-message) MAX_MESSAGE=${2:?}; shift 2 ;;
     --rtt-us) RTT_US=${2:?}; shift 2 ;;
+    --homa-min-rtt-us) HOMA_MIN_RTT_US=${2:?}; shift 2 ;;
     --protocols) PROTOCOLS=${2:?}; shift 2 ;;
     --buffer-pkts) BUFFER_PKTS=${2:?}; shift 2 ;;
     --seed) SEED=${2:?}; shift 2 ;;
@@ -89,6 +95,7 @@ CLIENTS=${CLIENTS:-$HOSTS}
 [[ "$CLIENTS" =~ ^[0-9]+$ ]] && ((CLIENTS >= 1 && CLIENTS <= HOSTS)) || die "--clients must be 1..--hosts"
 [[ -z "$LOAD_MBPS" || "$LOAD_MBPS" =~ ^[0-9]*[.]?[0-9]+$ ]] || die "--load-mbps must be a number"
 [[ "$RTT_US" == auto || "$RTT_US" =~ ^[0-9]+$ ]] || die "--rtt-us must be a number or auto"
+[[ "$HOMA_MIN_RTT_US" =~ ^[0-9]+$ ]] || die "--homa-min-rtt-us must be a whole number"
 ((EUID == 0)) || die "must run as root (the rack is made of network namespaces)"
 command -v java >/dev/null || die "java is missing"
 command -v python3 >/dev/null || die "python3 is missing (used to measure the rack's RTT)"
@@ -160,16 +167,17 @@ if [[ "$RTT_US" == auto ]]; then
   RTT_US=$(sed -n 's/.* p50_us=\([0-9]*\).*/\1/p' <<<"$rtt_line")
   [[ -n "$RTT_US" ]] || die "could not measure the rack's RTT"
 fi
+HOMA_RTT_US=$((RTT_US > HOMA_MIN_RTT_US ? RTT_US : HOMA_MIN_RTT_US))
 if [[ -n "$LOAD_MBPS" ]]; then
   request_mbps=$LOAD_MBPS
 else
   request_mbps=$(awk -v l="$LOAD" -v r="$LINK_MBPS" 'BEGIN { printf "%.3f", l * r / 2 }')
 fi
 log "rack: $HOSTS hosts, link $LINK_MBPS Mbit/s, switch buffers $BUFFER_PKTS pkts per level per port;" \
-  "bench: --link-mbps $LINK_MBPS --rtt-us $RTT_US; workload $WORKLOAD (max $MAX_MESSAGE B) at load $LOAD" \
+  "bench: --link-mbps $LINK_MBPS, rack RTT $RTT_US us, Homa --rtt-us $HOMA_RTT_US; workload $WORKLOAD (max $MAX_MESSAGE B) at load $LOAD" \
   "= $request_mbps Mbit/s of requests per client ($CLIENTS clients), warmup $WARMUP s + $DURATION s"
 {
-  echo "hosts=$HOSTS link_mbps=$LINK_MBPS buffer_pkts=$BUFFER_PKTS rtt_us=$RTT_US workload=$WORKLOAD"
+  echo "hosts=$HOSTS link_mbps=$LINK_MBPS buffer_pkts=$BUFFER_PKTS rtt_us=$RTT_US homa_rtt_us=$HOMA_RTT_US workload=$WORKLOAD"
   echo "max_message=$MAX_MESSAGE load=$LOAD clients=$CLIENTS request_mbps_per_client=$request_mbps duration=$DURATION warmup=$WARMUP"
   echo "java_opts=$JAVA_OPTS"
 } >"$OUT/rack.txt"
@@ -186,6 +194,8 @@ client_dirs=()
 
 run_protocol() {
   local protocol=$1 dir="$OUT/$1" i j servers
+  local rtt_us=$RTT_US
+  if [[ "$protocol" == homa ]]; then rtt_us=$HOMA_RTT_US; fi
   rm -rf "$dir"
   mkdir -p "$dir"
   # a fresh rack for each protocol: empty queues, zeroed switch counters
@@ -195,7 +205,7 @@ run_protocol() {
     # shellcheck disable=SC2086
     # ip netns exec execs the JVM in place, so $! is the JVM's pid (a shell function here would hide it)
     ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" server --protocol "$protocol" --port "$PORT" --bind "$(addr "$i")" \
-      --link-mbps "$LINK_MBPS" --rtt-us "$RTT_US" --max-message "$MAX_MESSAGE" \
+      --link-mbps "$LINK_MBPS" --rtt-us "$rtt_us" --max-message "$MAX_MESSAGE" \
       >"$dir/server-h$i.out" 2>"$dir/server-h$i.err" &
     server_pids+=($!)
     jvm_pids+=($!)
@@ -219,7 +229,7 @@ run_protocol() {
     # shellcheck disable=SC2086
     ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" client --protocol "$protocol" --servers "$servers" \
       --workload "$WORKLOAD" --load-mbps "$request_mbps" --duration "$DURATION" --max-message "$MAX_MESSAGE" \
-      --out "$dir/client-h$i" --bind "$(addr "$i")" --link-mbps "$LINK_MBPS" --rtt-us "$RTT_US" \
+      --out "$dir/client-h$i" --bind "$(addr "$i")" --link-mbps "$LINK_MBPS" --rtt-us "$rtt_us" \
       --seed $((SEED * 1000 + i)) "${extra_client_args[@]}" \
       >"$dir/client-h$i.out" 2>"$dir/client-h$i.err" &
     client_pids+=($!)

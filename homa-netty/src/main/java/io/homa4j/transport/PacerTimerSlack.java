@@ -15,11 +15,20 @@ import org.slf4j.LoggerFactory;
  * with the bound raised to the timer slack, 103-162 Mbit/s (two runs). The cost is a host queue of up to that
  * much link time in front of a newly arrived short message: 2.5 KB at 100 Mbit/s, 25 KB at 1 Gbit/s.
  *
+ * <p>At low link rates a time bound of that size holds less than two packets (a 1,500 B packet takes 120 us at
+ * 100 Mbit/s), so every late wake-up still idles the link. The bound is therefore also at least
+ * {@link #MIN_QUEUED_PACKETS} full packets of link time, about what the Linux module's 5 us bound holds at the
+ * 25 Gbit/s it was tuned for (15.6 KB). In the netlab rack at 100 Mbit/s, one 1 MB flow moved 60 of 100 Mbit/s
+ * with the 200 us bound.
+ *
  * <p>The simulator needs none of this: its virtual clock wakes the engine exactly when asked.
  */
 public final class PacerTimerSlack {
     /** Lateness of an event-loop timer that the pacer must absorb (see the class comment for the measurement). */
     public static final long EVENT_LOOP_TIMER_SLACK_NANOS = 200_000;
+
+    /** Full-size packets the pacer may always have queued, whatever the link rate. */
+    public static final int MIN_QUEUED_PACKETS = 8;
 
     private static final Logger LOG = LoggerFactory.getLogger(PacerTimerSlack.class);
 
@@ -27,15 +36,21 @@ public final class PacerTimerSlack {
     }
 
     /**
-     * {@code config} with its pacer bound raised to at least {@code slackNanos}; {@code config} itself when it is
-     * already that large or {@code slackNanos} is 0 (off).
+     * {@code config} with its pacer bound raised to at least {@code slackNanos} and at least
+     * {@link #MIN_QUEUED_PACKETS} full packets of link time; {@code config} itself when it is already that large
+     * or {@code slackNanos} is 0 (off).
      */
     public static HomaConfig apply(HomaConfig config, long slackNanos) {
-        if (slackNanos <= 0 || config.pacerMaxQueueNanos() >= slackNanos) {
+        if (slackNanos <= 0) {
             return config;
         }
-        LOG.debug("pacerMaxQueueNanos {} raised to the event loop's timer slack {}", config.pacerMaxQueueNanos(),
-                slackNanos);
-        return config.toBuilder().pacerMaxQueueNanos(slackNanos).build();
+        long packetNanos = (long) Math.ceil(config.mtu() * 8_000.0 / config.linkMbps());
+        long bound = Math.max(slackNanos, MIN_QUEUED_PACKETS * packetNanos);
+        if (config.pacerMaxQueueNanos() >= bound) {
+            return config;
+        }
+        LOG.debug("pacerMaxQueueNanos {} raised to {} (timer slack {}, {} packets of link time)",
+                config.pacerMaxQueueNanos(), bound, slackNanos, MIN_QUEUED_PACKETS);
+        return config.toBuilder().pacerMaxQueueNanos(bound).build();
     }
 }

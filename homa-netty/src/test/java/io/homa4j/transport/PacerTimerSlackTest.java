@@ -20,6 +20,17 @@ class PacerTimerSlackTest {
     }
 
     @Test
+    void atLowLinkRatesTheBoundHoldsAFewFullPackets() {
+        // 1,500 B at 100 Mbit/s is 120 us: 200 us would hold less than two packets.
+        HomaConfig slow = HomaConfig.builder().linkMbps(100).pacerMaxQueueNanos(5_000).build();
+        assertEquals(PacerTimerSlack.MIN_QUEUED_PACKETS * 120_000L,
+                PacerTimerSlack.apply(slow, 200_000).pacerMaxQueueNanos());
+        // At 10 Gbit/s eight packets are 9.6 us: the timer slack is the larger bound.
+        HomaConfig fast = HomaConfig.builder().linkMbps(10_000).pacerMaxQueueNanos(5_000).build();
+        assertEquals(200_000, PacerTimerSlack.apply(fast, 200_000).pacerMaxQueueNanos());
+    }
+
+    @Test
     void aLargerBoundOrZeroSlackKeepsTheConfig() {
         HomaConfig large = HomaConfig.builder().pacerMaxQueueNanos(500_000).build();
         assertSame(large, PacerTimerSlack.apply(large, 200_000));
