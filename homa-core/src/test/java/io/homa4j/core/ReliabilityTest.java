@@ -240,4 +240,38 @@ class ReliabilityTest {
         net.runUntilIdle(500 * MS);
         assertEquals(0, server.engine.serverRpcCount(), "the late response was refused and freed");
     }
+
+    @Test
+    void aResendForBytesNotSentYetIsAnsweredBusyNotWithData() {
+        // A slow link keeps most of the request in the sender's queue (pacer, SRPT), as a receiver that granted
+        // several messages at once sees for all but the one being sent.
+        TestNet slowNet = new TestNet();
+        HomaConfig slow = HomaConfig.builder().linkMbps(100).rttMicros(100).build();
+        TestNet.Node sender = slowNet.node("client", slow);
+        TestNet.Node receiver = slowNet.node("server", slow);
+        try {
+            long id = sender.call(receiver, 200_000, 7);
+            slowNet.runUntil(() -> !slowNet.sent(PacketType.DATA).isEmpty(), 10 * MS);
+            io.homa4j.core.wire.PacketEncoder encoder =
+                    new io.homa4j.core.wire.PacketEncoder(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
+            int notSent = 150_000;
+            slowNet.inject(receiver.address, sender, encoder.resend(id ^ 1, notSent, 1432, 3));
+            slowNet.inject(receiver.address, sender, encoder.resend(id ^ 1, 0, 1432, 7));
+            slowNet.runUntil(() -> sender.done(id), 2_000 * MS);
+
+            assertTrue(sender.responses.containsKey(id), () -> "RPC failed: " + sender.failures.get(id));
+            assertEquals(expectedChecksum(200_000, 7), sender.responses.get(id)[1]);
+            assertEquals(1, slowNet.sent(PacketType.BUSY).stream()
+                    .filter(b -> b.from().equals(sender.address) && b.rpcId() == id).count(),
+                    "the RESEND for unsent bytes got one BUSY");
+            assertTrue(slowNet.sent(PacketType.DATA).stream().noneMatch(d -> d.from().equals(sender.address)
+                    && d.offset() == notSent && (d.flags() & DataHeader.FLAG_RETRANSMIT) != 0),
+                    "unsent bytes are sent once, in SRPT order, not as a retransmission");
+            assertTrue(slowNet.sent(PacketType.DATA).stream().anyMatch(d -> d.from().equals(sender.address)
+                    && d.offset() == 0 && (d.flags() & DataHeader.FLAG_RETRANSMIT) != 0),
+                    "bytes already sent are retransmitted");
+        } finally {
+            slowNet.close();
+        }
+    }
 }

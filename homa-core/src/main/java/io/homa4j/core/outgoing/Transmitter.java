@@ -98,13 +98,20 @@ public final class Transmitter {
         requeue(m);
     }
 
-    /** A RESEND arrived for {@code m}: retransmit what was sent, and treat the range's end as granted. */
-    public void resend(OutgoingMessage m, int offset, int length, int priority) {
+    /**
+     * A RESEND arrived for {@code m}: retransmit what of the range was sent, and treat the range's end as granted.
+     *
+     * @return false when no byte of the range has been sent yet: the message waits its turn here (sender SRPT,
+     *         pacer), nothing was lost, and the caller should answer BUSY so the receiver's silence timer knows
+     *         the sender is alive (as the Linux module does)
+     */
+    public boolean resend(OutgoingMessage m, int offset, int length, int priority) {
         long end = Math.min((long) offset + length, m.length());
         dequeue(m);
         m.extendGrant((int) end);
-        m.addRetransmit(offset, (int) end, priority);
+        boolean queued = m.addRetransmit(offset, (int) end, priority);
         requeue(m);
+        return queued;
     }
 
     /** Rewinds {@code m} to byte 0 (client restart after server state loss). */

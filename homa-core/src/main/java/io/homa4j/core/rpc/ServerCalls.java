@@ -233,7 +233,9 @@ public final class ServerCalls {
                 ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
                 break;
             default:
-                ctx.transmitter.resend(rpc.response(), offset, length, priority);
+                if (!ctx.transmitter.resend(rpc.response(), offset, length, priority)) {
+                    ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
+                }
         }
     }
 
