@@ -21,6 +21,7 @@ public final class HomaConfig {
     private final int[] dscpByLevel;
     private final int unscheduledBytes;
     private final int maxOvercommit;
+    private final int maxGrantedPerPeer;
     private final long maxIncomingBytes;
     private final double fifoGrantFraction;
     private final long pacerMaxQueueNanos;
@@ -69,6 +70,7 @@ public final class HomaConfig {
         this.unscheduledBytes = b.unscheduledBytes > 0 ? b.unscheduledBytes
                 : (int) Math.min(Integer.MAX_VALUE, Math.max(onePacket, bdp));
         this.maxOvercommit = positive(b.maxOvercommit, "maxOvercommit");
+        this.maxGrantedPerPeer = positive(b.maxGrantedPerPeer, "maxGrantedPerPeer");
         // The module's 400,000 B at 25 Gb/s is about 8 bandwidth-delay products; keep that ratio.
         this.maxIncomingBytes = b.maxIncomingBytes > 0 ? b.maxIncomingBytes
                 : 8L * unscheduledBytes;
@@ -109,6 +111,7 @@ public final class HomaConfig {
         b.dscpByLevel = dscpByLevel.clone();
         b.unscheduledBytes = unscheduledBytes;
         b.maxOvercommit = maxOvercommit;
+        b.maxGrantedPerPeer = maxGrantedPerPeer;
         b.maxIncomingBytes = maxIncomingBytes;
         b.fifoGrantFraction = fifoGrantFraction;
         b.pacerMaxQueueNanos = pacerMaxQueueNanos;
@@ -156,6 +159,13 @@ public final class HomaConfig {
 
     /** Most incoming messages granted at once. */
     public int maxOvercommit() { return maxOvercommit; }
+
+    /**
+     * Most incoming messages from one peer granted at once (the Linux module's max_rpcs_per_peer, also 1 there).
+     * A sender sends its own messages shortest first, so grants to its other messages would only sit unused
+     * while counting against {@link #maxIncomingBytes()} and shrinking every message's window.
+     */
+    public int maxGrantedPerPeer() { return maxGrantedPerPeer; }
 
     /** Cap on granted-but-not-yet-received bytes over all incoming messages. */
     public long maxIncomingBytes() { return maxIncomingBytes; }
@@ -226,6 +236,7 @@ public final class HomaConfig {
         return "HomaConfig{linkMbps=" + linkMbps + ", rttMicros=" + rttMicros + ", mtu=" + mtu
                 + ", priorityLevels=" + priorityLevels + ", unscheduledCutoffs=" + Arrays.toString(unscheduledCutoffs)
                 + ", unscheduledBytes=" + unscheduledBytes + ", maxOvercommit=" + maxOvercommit
+                + ", maxGrantedPerPeer=" + maxGrantedPerPeer
                 + ", maxIncomingBytes=" + maxIncomingBytes + ", fifoGrantFraction=" + fifoGrantFraction
                 + ", tickNanos=" + tickNanos + ", maxMessageBytes=" + maxMessageBytes + '}';
     }
@@ -261,6 +272,7 @@ public final class HomaConfig {
         private int[] dscpByLevel = {0, 8, 16, 24, 32, 40, 48, 56};
         private int unscheduledBytes;
         private int maxOvercommit = 8;
+        private int maxGrantedPerPeer = 1;
         private long maxIncomingBytes;
         private double fifoGrantFraction = 0.05;
         private long pacerMaxQueueNanos = 5_000;
@@ -289,6 +301,7 @@ public final class HomaConfig {
         /** Fixed unscheduled bytes; 0 (default) derives it from linkMbps x rttMicros. */
         public Builder unscheduledBytes(int v) { unscheduledBytes = v; return this; }
         public Builder maxOvercommit(int v) { maxOvercommit = v; return this; }
+        public Builder maxGrantedPerPeer(int v) { maxGrantedPerPeer = v; return this; }
         /** Fixed cap on granted-but-unreceived bytes; 0 (default) derives it as 8 x unscheduled bytes. */
         public Builder maxIncomingBytes(long v) { maxIncomingBytes = v; return this; }
         public Builder fifoGrantFraction(double v) { fifoGrantFraction = v; return this; }

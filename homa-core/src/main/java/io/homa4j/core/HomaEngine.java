@@ -103,7 +103,7 @@ public final class HomaEngine {
         int maxPayload = transmitter.maxPayload();
         int fifoIncrement = (int) Math.max(maxPayload, Math.min(config.unscheduledBytes(),
                 config.maxIncomingBytes() / 2));
-        this.grants = new GrantScheduler(config.maxOvercommit(), config.maxIncomingBytes(),
+        this.grants = new GrantScheduler(config.maxOvercommit(), config.maxGrantedPerPeer(), config.maxIncomingBytes(),
                 config.fifoGrantFraction(), maxPayload, fifoIncrement,
                 new ScheduledPriorities(Math.min(ownCutoffs.highestScheduledLevel(), config.priorityLevels() - 1)),
                 metrics, config.srpt());

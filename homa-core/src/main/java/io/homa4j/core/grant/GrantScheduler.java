@@ -18,12 +18,15 @@ import java.util.TreeSet;
  * <ul>
  *   <li>Active messages (not yet fully granted) are ranked SRPT: fewest unreceived bytes first, ties to the
  *       oldest.</li>
+ *   <li>Candidates for SRPT grants are the first {@code maxOvercommit} active messages in SRPT order, taking at
+ *       most {@code maxPerPeer} messages of any one peer (a sender sends its own messages shortest first, so
+ *       grants to more of them would sit unused); the others wait.</li>
  *   <li>At most {@code maxOvercommit} messages hold an SRPT grant slot at once. A message holds a slot from its
  *       first SRPT grant while it is still being granted and has granted bytes not yet received; it gives the
  *       slot up when it is fully granted (its last window may still be in flight, bounded by the incoming cap,
  *       as in the Linux module) or when everything granted has arrived. A better-ranked newcomer waits for a
  *       free slot.</li>
- *   <li>Each slot holder may run {@code window = maxIncoming / (ranked + 1)} bytes ahead of what it has
+ *   <li>Each slot holder may run {@code window = maxIncoming / (candidates + 1)} bytes ahead of what it has
  *       received; the total of granted-but-unreceived bytes over all incoming messages (unscheduled bytes
  *       included, as in the Linux module) never exceeds {@code maxIncomingBytes} because of a grant.</li>
  *   <li>FIFO share: for every byte granted by SRPT, {@code f/(1-f)} bytes of credit accrue; when the credit
@@ -47,6 +50,9 @@ public final class GrantScheduler {
     private static final Comparator<IncomingMessage> AGE = Comparator.comparingLong(IncomingMessage::sequence);
 
     private final int maxOvercommit;
+    private final int maxPerPeer;
+    /** This pass's candidates, SRPT order (reused). */
+    private final IncomingMessage[] candidates;
     private final long maxIncoming;
     private final double fifoFraction;
     private final int minGrantBytes;
@@ -65,16 +71,23 @@ public final class GrantScheduler {
      * @param minGrantBytes  smallest grant increment worth a packet (one full DATA payload)
      * @param fifoIncrement  bytes given to the oldest message per FIFO grant
      */
-    public GrantScheduler(int maxOvercommit, long maxIncoming, double fifoFraction, int minGrantBytes,
-                          int fifoIncrement, ScheduledPriorities priorities, Metrics metrics) {
-        this(maxOvercommit, maxIncoming, fifoFraction, minGrantBytes, fifoIncrement, priorities, metrics, true);
+    public GrantScheduler(int maxOvercommit, int maxPerPeer, long maxIncoming, double fifoFraction,
+                          int minGrantBytes, int fifoIncrement, ScheduledPriorities priorities, Metrics metrics) {
+        this(maxOvercommit, maxPerPeer, maxIncoming, fifoFraction, minGrantBytes, fifoIncrement, priorities, metrics,
+                true);
     }
 
-    /** @param srpt rank by fewest unreceived bytes (true) or oldest first (false, an ablation) */
-    public GrantScheduler(int maxOvercommit, long maxIncoming, double fifoFraction, int minGrantBytes,
-                          int fifoIncrement, ScheduledPriorities priorities, Metrics metrics, boolean srpt) {
+    /**
+     * @param maxPerPeer most messages of one peer among the candidates
+     * @param srpt       rank by fewest unreceived bytes (true) or oldest first (false, an ablation)
+     */
+    public GrantScheduler(int maxOvercommit, int maxPerPeer, long maxIncoming, double fifoFraction,
+                          int minGrantBytes, int fifoIncrement, ScheduledPriorities priorities, Metrics metrics,
+                          boolean srpt) {
         this.active = new TreeSet<>(srpt ? SRPT : AGE);
         this.maxOvercommit = maxOvercommit;
+        this.maxPerPeer = maxPerPeer;
+        this.candidates = new IncomingMessage[maxOvercommit];
         this.maxIncoming = maxIncoming;
         this.fifoFraction = fifoFraction;
         this.minGrantBytes = minGrantBytes;
@@ -166,18 +179,19 @@ public final class GrantScheduler {
             return;
         }
         fifoGrant(sender);
-        int ranked = Math.min(active.size(), maxOvercommit);
+        if (active.isEmpty()) {
+            return; // the FIFO grant completed the last active message
+        }
+        int ranked = pickCandidates();
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
         // Coalesce: a GRANT only when it moves the offset by a quarter of the window (at least a packet), so a
         // sender gets one per several packets rather than one per packet, and still never runs dry.
         long minIncrement = Math.max(minGrantBytes, window / 4);
-        int rank = 0;
-        Iterator<IncomingMessage> it = active.iterator();
         List<IncomingMessage> fullyGranted = null;
-        while (it.hasNext() && rank < maxOvercommit) {
-            IncomingMessage m = it.next();
+        for (int rank = 0; rank < ranked; rank++) {
+            IncomingMessage m = candidates[rank];
+            candidates[rank] = null;
             int priority = priorities.levelFor(rank, ranked);
-            rank++;
             if (!m.inGrantedSet && grantedSet.size() >= maxOvercommit) {
                 continue;
             }
@@ -205,6 +219,30 @@ public final class GrantScheduler {
                 m.inActiveSet = false;
             }
         }
+    }
+
+    /** Fills {@link #candidates} in SRPT order, at most {@code maxPerPeer} per peer; returns how many. */
+    private int pickCandidates() {
+        int count = 0;
+        Iterator<IncomingMessage> it = active.iterator();
+        while (it.hasNext() && count < maxOvercommit) {
+            IncomingMessage m = it.next();
+            if (maxPerPeer < maxOvercommit && picksOfPeer(m, count) >= maxPerPeer) {
+                continue;
+            }
+            candidates[count++] = m;
+        }
+        return count;
+    }
+
+    private int picksOfPeer(IncomingMessage m, int count) {
+        int same = 0;
+        for (int i = 0; i < count; i++) {
+            if (candidates[i].owner().peerAddress().equals(m.owner().peerAddress())) {
+                same++;
+            }
+        }
+        return same;
     }
 
     /**
