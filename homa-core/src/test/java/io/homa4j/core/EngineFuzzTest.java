@@ -28,6 +28,11 @@ class EngineFuzzTest {
 
     @FuzzTest(maxDuration = "10s")
     void engineOnPacket(FuzzedDataProvider data) {
+        fuzzerTestOneInput(data);
+    }
+
+    /** The same target for Jazzer's standalone driver (corpus merges: docs/reliability.md). */
+    public static void fuzzerTestOneInput(FuzzedDataProvider data) {
         // A fresh allocator per input: its counters prove that the engine released everything it allocated.
         UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(false, true);
         FuzzChoices choices = new FuzzChoices(data);
