@@ -26,7 +26,7 @@ class EngineFuzzTest {
     /** Input packets are fuzz material, not engine output: their own allocator, not counted. */
     private static final PacketEncoder INPUT_ENCODER = new PacketEncoder(new UnpooledByteBufAllocator(false, true));
 
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void engineOnPacket(FuzzedDataProvider data) {
         fuzzerTestOneInput(data);
     }
