@@ -22,12 +22,18 @@ public final class LeakCounter extends ResourceLeakDetectorFactory {
     private LeakCounter() {
     }
 
-    /** Installs the counting factory (once per JVM). */
+    /**
+     * Installs the counting factory (once per JVM), unless another than Netty's default is installed already (a
+     * test harness that records leaks itself, which must keep seeing them).
+     */
     public static synchronized void install() {
         if (installed) {
             return;
         }
         installed = true;
+        if (!ResourceLeakDetectorFactory.instance().getClass().getName().startsWith("io.netty.")) {
+            return;
+        }
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.ADVANCED);
         }
