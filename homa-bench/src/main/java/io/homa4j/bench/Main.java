@@ -3,7 +3,7 @@ package io.homa4j.bench;
 import io.homa4j.bench.cli.Cli;
 
 /**
- * Entry point of {@code homa-bench.jar}: {@code server | client | merge | compare | jmh}; see
+ * Entry point of {@code homa-bench.jar}: {@code server | client | merge | compare | simulate | soak | hostile | jmh}; see
  * {@link io.homa4j.bench.cli.Usage}.
  */
 public final class Main {

@@ -29,6 +29,8 @@ public final class Cli {
             case "compare": command = new CompareCommand(); break;
             case "jmh": command = new JmhCommand(); break;
             case "simulate": command = io.homa4j.bench.simulate.SimulateCommand::run; break;
+            case "soak": command = new SoakCommand(); break;
+            case "hostile": command = new HostileCommand(); break;
             case "help": case "-h": case "--help":
                 out.println(Usage.TEXT);
                 return OK;

@@ -53,6 +53,19 @@ class CliTest {
             "server|--protocol|tcp|--port|-3=>--port must be in",
             "merge|--out|x=>missing required option --in",
             "merge|--in|a,,b|--out|x=>empty entry",
+            "soak=>missing required option --minutes",
+            "soak|--minutes|0=>--minutes must be in",
+            "soak|--minutes|ten=>--minutes must be a number",
+            "soak|--minutes|1|--loss|0.9=>--loss must be in [0, 0.5]",
+            "soak|--minutes|1|--loss|-0.1=>--loss must be in [0, 0.5]",
+            "soak|--minutes|1|--loss|lots=>--loss must be a number",
+            "soak|--minutes|1|--concurrency|0=>--concurrency must be in",
+            "soak|--minutes|1|--workload|w7=>workload must be w1..w5",
+            "soak|--minutes|1|--hours|2=>unknown option --hours",
+            "hostile|--rate|0=>--rate must be in",
+            "hostile|--ports|many=>--ports must be an integer",
+            "hostile|--seconds|-2=>--seconds must be in",
+            "hostile|--max-buffered-total|0=>--max-buffered-total must be in",
     })
     void badArgumentsGiveOneErrorLineThenUsageAndExitTwo(String spec) {
         String[] parts = spec.split("=>", -1);

@@ -114,9 +114,13 @@ public final class Transmitter {
         return queued;
     }
 
-    /** Rewinds {@code m} to byte 0 (client restart after server state loss). */
+    /**
+     * Rewinds {@code m} to byte 0 (client restart after server state loss). It leaves the retransmit queue too:
+     * the rewind drops its pending ranges, and a queued message without ranges would be "retransmitted" with
+     * none (found by EngineFuzzTest: a RESEND, then RPC_UNKNOWN before the retransmission left).
+     */
     public void rewind(OutgoingMessage m) {
-        dequeue(m);
+        remove(m);
         m.rewind();
         requeue(m);
     }

@@ -1,0 +1,79 @@
+package io.homa4j.bench.cli;
+
+import io.homa4j.bench.hostile.HostilePlan;
+import io.homa4j.bench.hostile.HostileResult;
+import io.homa4j.bench.hostile.HostileRun;
+import io.homa4j.bench.soak.MemoryGauges;
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.metrics.DropReason;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code hostile}: an echo server attacked by a hostile peer over loopback while a real client calls it (see
+ * {@link HostileRun}); prints the real calls' outcomes, drops by reason, the server's state high-water marks and
+ * the JVM's memory. Exits 0 when every real call ended (none lost or wrong) and the caps held.
+ */
+final class HostileCommand implements Command {
+    static final String USAGE = String.join("\n",
+            "  hostile  [--seconds 10] [--rate 20000] [--ports 256] [--max-server-rpcs N] [--max-buffered-total B]",
+            "           [--max-buffered-per-peer B] [--max-message 1000000] [--flood-bytes 60000] [--seed 1]",
+            "           spoofed and flooding peer vs an echo server with a real client; caps default to HomaConfig's");
+    private static final Set<String> OPTIONS = Set.of("seconds", "rate", "ports", "max-server-rpcs",
+            "max-buffered-total", "max-buffered-per-peer", "max-message", "flood-bytes", "seed");
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        HostilePlan plan = plan(Args.parse("hostile", argv, OPTIONS));
+        HomaConfig c = plan.serverConfig();
+        err.println(String.format(Locale.ROOT, "hostile: %.0f s at %d datagrams/s from %d ports; server caps:"
+                        + " %d server RPCs, %d B buffered in total, %d B per peer, %d B per message",
+                plan.seconds(), plan.packetsPerSecond(), plan.ports(), c.maxServerRpcs(), c.maxBufferedBytesTotal(),
+                c.maxBufferedBytesPerPeer(), c.maxMessageBytes()));
+        HostileResult r = HostileRun.run(plan);
+        out.println(String.format(Locale.ROOT, "real calls: started %d  completed byte-exact %d  failed typed %s"
+                        + "  mismatched %d  untyped %d  lost %d", r.realStarted(), r.realCompleted(), r.realFailed(),
+                r.realMismatched(), r.realUntyped(), r.realLost()));
+        out.println("attack datagrams sent: " + r.attackPacketsTotal() + " " + r.attackPackets());
+        StringBuilder drops = new StringBuilder("server drops:");
+        for (DropReason reason : DropReason.values()) {
+            if (r.server().drops(reason) > 0) {
+                drops.append(' ').append(reason).append('=').append(r.server().drops(reason));
+            }
+        }
+        out.println(drops);
+        out.println(String.format(Locale.ROOT, "server high-water: %d RPCs (cap %d), buffered %d B (cap %d)",
+                r.serverRpcsHighWater(), c.maxServerRpcs(), r.server().bufferedBytesHighWater(),
+                c.maxBufferedBytesTotal()));
+        out.println(String.format(Locale.ROOT, "memory: heap %s before, %s high-water (live after GC %s);"
+                        + " netty direct %s before, %s high-water", MemoryGauges.mb(r.heapBefore()),
+                MemoryGauges.mb(r.heapHighWater()), MemoryGauges.mb(r.liveHeapHighWater()),
+                MemoryGauges.mb(r.directBefore()), MemoryGauges.mb(r.directHighWater())));
+        boolean held = r.serverRpcsHighWater() <= c.maxServerRpcs()
+                && r.server().bufferedBytesHighWater() <= c.maxBufferedBytesTotal();
+        boolean ended = r.realLost() == 0 && r.realMismatched() == 0 && r.realUntyped() == 0 && r.realCompleted() > 0;
+        out.println("hostile: " + (held && ended ? "PASSED" : "FAILED"));
+        return held && ended ? Cli.OK : Cli.FAILED;
+    }
+
+    static HostilePlan plan(Args args) throws UsageException {
+        HomaConfig defaults = HomaConfig.defaults();
+        double seconds = args.doubleValue("seconds", 10.0, 0, 86_400);
+        int rate = args.intValue("rate", 20_000, 1, 10_000_000);
+        int ports = args.intValue("ports", 256, 1, 10_000);
+        int maxMessage = args.intValue("max-message", ClientCommand.DEFAULT_MAX_MESSAGE, 1, 1 << 30);
+        HomaConfig server = HomaConfig.builder().maxMessageBytes(maxMessage)
+                .maxServerRpcs(args.intValue("max-server-rpcs", defaults.maxServerRpcs(), 1, 10_000_000))
+                .maxBufferedBytesTotal(args.longValue("max-buffered-total", defaults.maxBufferedBytesTotal(), 1,
+                        Long.MAX_VALUE))
+                .maxBufferedBytesPerPeer(args.longValue("max-buffered-per-peer", defaults.maxBufferedBytesPerPeer(),
+                        1, Long.MAX_VALUE))
+                .build();
+        int floodBytes = args.intValue("flood-bytes", 60_000, 1, 1 << 30);
+        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
+        return new HostilePlan(seconds, rate, ports, server, maxMessage, floodBytes, 2, 20_000, seed);
+    }
+}

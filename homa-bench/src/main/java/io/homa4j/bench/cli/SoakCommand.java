@@ -1,0 +1,70 @@
+package io.homa4j.bench.cli;
+
+import io.homa4j.bench.soak.LeakCounter;
+import io.homa4j.bench.soak.SoakPlan;
+import io.homa4j.bench.soak.SoakResult;
+import io.homa4j.bench.soak.SoakRun;
+import io.homa4j.bench.workload.Workload;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code soak}: mixed-size echo calls over loopback with random loss for a fixed time (see {@link SoakRun}); exits
+ * 0 when no call was lost, none came back wrong or untyped, and Netty reported no leak.
+ */
+final class SoakCommand implements Command {
+    static final String USAGE = String.join("\n",
+            "  soak     --minutes M [--loss 0.05] [--concurrency 4] [--workload w4] [--max-message 1000000]",
+            "           [--seed 1] [--progress-seconds 10] [--drain-seconds 30] [--rtt-us 100]",
+            "           echo calls under random loss; progress lines with memory; exit 1 on a lost call or leak");
+    private static final Set<String> OPTIONS = Set.of("minutes", "loss", "concurrency", "workload", "max-message",
+            "seed", "progress-seconds", "drain-seconds", "rtt-us");
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        LeakCounter.install(); // before the first buffer class loads, so leaks are counted
+        SoakPlan plan = plan(Args.parse("soak", argv, OPTIONS));
+        SoakResult result = new SoakRun(plan, err).run();
+        out.println(String.format(Locale.ROOT, "soak: started %d  completed byte-exact %d  failed typed %d %s"
+                        + "  mismatched %d  untyped %d  lost %d  (%.0f calls/s)",
+                result.started(), result.completed(), result.failed(), result.failedByCode(), result.mismatched(),
+                result.untyped(), result.lost(), result.callsPerSecond()));
+        out.println(result.leaks() < 0 ? "leaks: not counted (a leak detector was set up before the soak started)"
+                : "leaks: " + result.leaks() + " reported by Netty's leak detector");
+        out.println(result.passed() ? "soak: PASSED" : "soak: FAILED");
+        return result.passed() ? Cli.OK : Cli.FAILED;
+    }
+
+    static SoakPlan plan(Args args) throws UsageException {
+        double minutes = args.doubleValue("minutes", null, 0, 10_080);
+        double loss = fraction(args, "loss", 0.05, 0.5);
+        int concurrency = args.intValue("concurrency", 4, 1, 10_000);
+        int maxMessage = args.intValue("max-message", ClientCommand.DEFAULT_MAX_MESSAGE, 1, 64 << 20);
+        Workload workload = ClientCommand.workload(args, maxMessage);
+        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
+        double progress = args.doubleValue("progress-seconds", 10.0, 0, 3_600);
+        double drain = args.doubleValue("drain-seconds", 30.0, 0, 3_600);
+        int rttUs = args.intValue("rtt-us", ClientCommand.DEFAULT_RTT_US, 1, 1_000_000);
+        return new SoakPlan(minutes * 60, loss, concurrency, workload, seed, progress, drain, rttUs);
+    }
+
+    /** A probability in [0, max]: unlike {@link Args#doubleValue}, 0 is allowed (no loss). */
+    private static double fraction(Args args, String name, double defaultValue, double max) throws UsageException {
+        String v = args.string(name, null);
+        if (v == null) {
+            return defaultValue;
+        }
+        try {
+            double d = Double.parseDouble(v.trim());
+            if (!(d >= 0 && d <= max)) {
+                throw new UsageException("soak: --" + name + " must be in [0, " + max + "]: " + v);
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new UsageException("soak: --" + name + " must be a number: " + v);
+        }
+    }
+}
