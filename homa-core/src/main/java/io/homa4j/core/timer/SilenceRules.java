@@ -5,7 +5,7 @@ import io.homa4j.core.HomaConfig;
 /**
  * The tick-count rules of Homa's timeouts: after {@code resendTicks} silent ticks a RESEND, then one every
  * {@code resendTicks}; after {@code abortTicks} the RPC is given up; a server asks for an ACK
- * {@code needAckTicks} after the response went out, then every {@code resendTicks}. Immutable.
+ * {@code needAckTicks} after the response went out, then with a doubling interval. Immutable.
  */
 public final class SilenceRules {
     private final int resendTicks;
@@ -66,8 +66,24 @@ public final class SilenceRules {
         return silentTicks >= resendTicks && (silentTicks - resendTicks) % resendTicks == 0;
     }
 
+    /**
+     * Whether a server holding a sent response asks for its ACK now: {@code needAckTicks} after the response went
+     * out, then after intervals that start at resendTicks and double up to {@link #keepAliveTicks()}. The
+     * backoff bounds what a forged request can reflect at its forged source: about 15 NEED_ACKs over the default
+     * abort timeout where a fixed resendTicks period sent 200.
+     */
     public boolean needAckDue(int silentTicks) {
-        return silentTicks >= needAckTicks && (silentTicks - needAckTicks) % resendTicks == 0;
+        if (silentTicks < needAckTicks) {
+            return false;
+        }
+        int since = silentTicks - needAckTicks;
+        long dueAt = 0;
+        long interval = resendTicks;
+        while (dueAt < since) {
+            dueAt += interval;
+            interval = Math.min(interval * 2, keepAliveTicks());
+        }
+        return dueAt == since;
     }
 
     /** Most times a client restarts one call after RPC_UNKNOWN before giving up. */

@@ -32,4 +32,18 @@ class SilenceRulesTest {
         assertEquals(200, rules.maxUnansweredResends());
         assertTrue(rules.clientAbortDue(1_000, 200, true), "live server left 200 RESENDs of this call unanswered");
     }
+
+    @Test
+    void needAcksBackOffUpToTheKeepAlivePeriod() {
+        SilenceRules rules = new SilenceRules(HomaConfig.builder().needAckTicks(2).resendTicks(5).abortTicks(1_000)
+                .build());
+        java.util.List<Integer> due = new java.util.ArrayList<>();
+        for (int tick = 1; tick < 1_000; tick++) {
+            if (rules.needAckDue(tick)) {
+                due.add(tick);
+            }
+        }
+        // 2, then +5, +10, +20, +40, +80, then every keepAliveTicks (100)
+        assertEquals(java.util.List.of(2, 7, 17, 37, 77, 157, 257, 357, 457, 557, 657, 757, 857, 957), due);
+    }
 }
