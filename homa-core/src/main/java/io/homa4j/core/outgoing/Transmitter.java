@@ -75,6 +75,7 @@ public final class Transmitter {
 
     /** Starts sending {@code m}: its unscheduled bytes are sendable at once. */
     public void add(OutgoingMessage m) {
+        dequeue(m); // a no-op for a new message, which is what this is for
         requeue(m);
     }
 
@@ -114,19 +115,27 @@ public final class Transmitter {
         requeue(m);
     }
 
+    /**
+     * Takes {@code m} out of the SRPT order while its counters change; {@link #requeue} puts it back. It stays in
+     * {@code byAge}, whose key (creation order) never changes, so sending a packet costs one tree update, not two.
+     */
     private void dequeue(OutgoingMessage m) {
         if (m.inSendQueue) {
             bySrpt.remove(m);
-            byAge.remove(m);
-            m.inSendQueue = false;
         }
     }
 
+    /** After {@link #dequeue} (or for a new message): queued in both orders while it has sendable bytes. */
     private void requeue(OutgoingMessage m) {
-        if (!m.inSendQueue && m.hasSendableBytes()) {
+        if (m.hasSendableBytes()) {
             bySrpt.add(m);
-            byAge.add(m);
-            m.inSendQueue = true;
+            if (!m.inSendQueue) {
+                byAge.add(m);
+                m.inSendQueue = true;
+            }
+        } else if (m.inSendQueue) {
+            byAge.remove(m);
+            m.inSendQueue = false;
         }
         if (!m.inRetransmitQueue && m.hasRetransmit()) {
             retransmits.add(m);
