@@ -94,14 +94,13 @@ public final class GrantScheduler {
     }
 
     /**
-     * Call before {@link IncomingMessage#accept} changes the message's counters: removes it from the ordered
-     * sets (whose keys are about to change).
+     * Call before {@link IncomingMessage#accept} changes the message's counters: removes it from the SRPT order
+     * (whose key is about to change). It stays in {@code activeByAge}: its key, the arrival order, never changes.
      */
     public void beforeUpdate(IncomingMessage m) {
         outstanding -= m.outstandingBytes();
         if (m.inActiveSet) {
             active.remove(m);
-            activeByAge.remove(m);
         }
     }
 
@@ -111,8 +110,8 @@ public final class GrantScheduler {
         if (m.inActiveSet) {
             if (m.granted() < m.length()) {
                 active.add(m);
-                activeByAge.add(m);
             } else {
+                activeByAge.remove(m);
                 m.inActiveSet = false;
             }
         }
