@@ -29,10 +29,13 @@ import java.util.TreeSet;
  * Engine thread only.
  */
 public final class Transmitter {
-    private static final Comparator<OutgoingMessage> SRPT = Comparator
-            .comparingInt(OutgoingMessage::remainingBytes)
-            .thenComparingLong(OutgoingMessage::sequence);
-    private static final Comparator<OutgoingMessage> AGE = Comparator.comparingLong(OutgoingMessage::sequence);
+    // Spelled out rather than Comparator.comparingInt(..).thenComparingLong(..): the same order, without two
+    // more levels of lambda calls on every comparison (these trees are updated on every DATA packet).
+    private static final Comparator<OutgoingMessage> SRPT = (a, b) -> {
+        int byRemaining = Integer.compare(a.remainingBytes(), b.remainingBytes());
+        return byRemaining != 0 ? byRemaining : Long.compare(a.sequence(), b.sequence());
+    };
+    private static final Comparator<OutgoingMessage> AGE = (a, b) -> Long.compare(a.sequence(), b.sequence());
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Transmitter.class);
 
