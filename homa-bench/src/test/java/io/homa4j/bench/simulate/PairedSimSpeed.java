@@ -17,8 +17,9 @@ import java.util.Arrays;
  * within a second of each other, and the other processes' load falls on both alike.
  *
  * <p>Racks run in the order A, A, B, B, A: the first only warms the JVM up (whichever build it is, the first rack
- * in a JVM runs 5-10% slower), and A B B A cancels what remains of a position effect. An A-against-A run of this
- * tool gave a median ratio of 0.999 (quartiles 0.975..1.007). Not a unit test; run it by hand:
+ * in a JVM runs 5-10% slower), and A B B A cancels what remains of a position effect. Two runs of one build
+ * against itself gave median ratios of 0.999 (quartiles 0.975..1.007) and 1.034 (0.981..1.071), so differences
+ * under about 4% are noise. Not a unit test; run it by hand:
  *
  * <pre>
  *   mvn -B -q -o -pl homa-bench test-compile
