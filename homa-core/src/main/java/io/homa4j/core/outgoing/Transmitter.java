@@ -29,10 +29,13 @@ import java.util.TreeSet;
  * Engine thread only.
  */
 public final class Transmitter {
-    private static final Comparator<OutgoingMessage> SRPT = Comparator
-            .comparingInt(OutgoingMessage::remainingBytes)
-            .thenComparingLong(OutgoingMessage::sequence);
-    private static final Comparator<OutgoingMessage> AGE = Comparator.comparingLong(OutgoingMessage::sequence);
+    // Spelled out rather than Comparator.comparingInt(..).thenComparingLong(..): the same order, without two
+    // more levels of lambda calls on every comparison (these trees are updated on every DATA packet).
+    private static final Comparator<OutgoingMessage> SRPT = (a, b) -> {
+        int byRemaining = Integer.compare(a.remainingBytes(), b.remainingBytes());
+        return byRemaining != 0 ? byRemaining : Long.compare(a.sequence(), b.sequence());
+    };
+    private static final Comparator<OutgoingMessage> AGE = (a, b) -> Long.compare(a.sequence(), b.sequence());
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Transmitter.class);
 
@@ -75,6 +78,7 @@ public final class Transmitter {
 
     /** Starts sending {@code m}: its unscheduled bytes are sendable at once. */
     public void add(OutgoingMessage m) {
+        dequeue(m); // a no-op for a new message, which is what this is for
         requeue(m);
     }
 
@@ -125,19 +129,27 @@ public final class Transmitter {
         requeue(m);
     }
 
+    /**
+     * Takes {@code m} out of the SRPT order while its counters change; {@link #requeue} puts it back. It stays in
+     * {@code byAge}, whose key (creation order) never changes, so sending a packet costs one tree update, not two.
+     */
     private void dequeue(OutgoingMessage m) {
         if (m.inSendQueue) {
             bySrpt.remove(m);
-            byAge.remove(m);
-            m.inSendQueue = false;
         }
     }
 
+    /** After {@link #dequeue} (or for a new message): queued in both orders while it has sendable bytes. */
     private void requeue(OutgoingMessage m) {
-        if (!m.inSendQueue && m.hasSendableBytes()) {
+        if (m.hasSendableBytes()) {
             bySrpt.add(m);
-            byAge.add(m);
-            m.inSendQueue = true;
+            if (!m.inSendQueue) {
+                byAge.add(m);
+                m.inSendQueue = true;
+            }
+        } else if (m.inSendQueue) {
+            byAge.remove(m);
+            m.inSendQueue = false;
         }
         if (!m.inRetransmitQueue && m.hasRetransmit()) {
             retransmits.add(m);

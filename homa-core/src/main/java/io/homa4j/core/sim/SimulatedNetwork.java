@@ -48,6 +48,11 @@ public final class SimulatedNetwork implements AutoCloseable {
     private final long switchLatencyPicos;
     private final long reorderMaxDelayPicos;
     private final int wireOverheadBytes;
+    /**
+     * Serialization time of one byte when it is a whole number of picoseconds (80 at 100 Gb/s, 800 at 10 Gb/s),
+     * else 0: then a multiplication gives the exact time and the event loop skips a 64-bit division per packet.
+     */
+    private final long picosPerByte;
     private final long[] drops = new long[NetworkDropReason.values().length];
     private long nowPicos;
     private boolean closed;
@@ -71,6 +76,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         this.switchLatencyPicos = config.switchLatencyNanos() * PICOS_PER_NANO;
         this.reorderMaxDelayPicos = config.reorderMaxDelayNanos() * PICOS_PER_NANO;
         this.wireOverheadBytes = config.wireOverheadBytes();
+        this.picosPerByte = BIT_PICOS_PER_BYTE % linkBitsPerSecond == 0 ? BIT_PICOS_PER_BYTE / linkBitsPerSecond : 0;
         this.hosts = new SimHost[config.hosts()];
         this.hostsByAddress = new HashMap<>(config.hosts() * 2);
         for (int i = 0; i < hosts.length; i++) {
@@ -470,6 +476,9 @@ public final class SimulatedNetwork implements AutoCloseable {
     }
 
     private long wirePicos(int wireBytes) {
+        if (picosPerByte > 0) {
+            return wireBytes * picosPerByte;
+        }
         return (wireBytes * BIT_PICOS_PER_BYTE + linkBitsPerSecond - 1) / linkBitsPerSecond;
     }
 

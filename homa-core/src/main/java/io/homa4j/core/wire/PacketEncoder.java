@@ -14,7 +14,8 @@ public final class PacketEncoder {
      * Headers are assembled here, then copied into the packet with one call: a packet buffer may be tracked by
      * Netty's leak detector, which records every access, and a header is a dozen field writes.
      */
-    private final ByteBuf scratch = Unpooled.wrappedBuffer(new byte[CutoffsHeader.LENGTH]);
+    private final byte[] scratchBytes = new byte[CutoffsHeader.LENGTH];
+    private final ByteBuf scratch = Unpooled.wrappedBuffer(scratchBytes);
     private final CommonHeader common = new CommonHeader();
     private final DataHeader data = new DataHeader();
     private final GrantHeader grant = new GrantHeader();
@@ -30,7 +31,9 @@ public final class PacketEncoder {
     /** A packet of {@code length} bytes starting with the {@code headerLength} bytes assembled in scratch. */
     private ByteBuf packet(int length, int headerLength) {
         ByteBuf b = allocator.buffer(length, length);
-        b.writeBytes(scratch, 0, headerLength);
+        // From the array behind scratch, not from scratch: the same bytes, but the adaptive allocator's buffers copy
+        // a ByteBuf source through a freshly allocated NIO view on every packet, an array without one.
+        b.writeBytes(scratchBytes, 0, headerLength);
         return b;
     }
 
