@@ -26,6 +26,9 @@ import java.net.InetSocketAddress;
  * <p>GSO fallback: when the kernel refuses a GSO send (EIO when the device cannot checksum, EINVAL/ENOTSUP
  * elsewhere), its packets are re-sent one by one and GSO stays off for this sink from then on, logged once.
  *
+ * <p>Filtering: every packet passes the {@link PacketFilter} first; packets it delays wait in a {@link DelayLine}
+ * and leave with a flush of their own.
+ *
  * <p>Threading: event loop only. Ownership: every packet given to {@link #send} is released exactly once.
  */
 public final class DatagramSink implements PacketSink {
@@ -42,6 +45,8 @@ public final class DatagramSink implements PacketSink {
     private final TransportCounters counters;
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
+    private final PacketPath path = new OutboundPath();
+    private final DelayLine delayLine;
     private boolean gsoEnabled;
     private boolean deferSocketFlush;
     private boolean closed;
@@ -76,6 +81,11 @@ public final class DatagramSink implements PacketSink {
         this.allocator = channelByLevel[0].alloc();
         this.gsoFactory = gsoFactory;
         this.gsoEnabled = gsoFactory != null;
+        Channel first = channelByLevel[0];
+        this.delayLine = new DelayLine(first::eventLoop, (peer, level, packet) -> {
+            enqueue(peer, level, packet);
+            flushNow(); // a due packet leaves outside any engine turn, so no end of turn will flush it
+        });
     }
 
     /** True while runs go out as GSO sends. */
@@ -89,12 +99,20 @@ public final class DatagramSink implements PacketSink {
             packet.release();
             return;
         }
-        int level = Math.max(0, Math.min(channelByLevel.length - 1, priorityLevel));
-        if (!filter.passOutbound(peer, level, packet)) {
-            counters.filteredOutbound++;
+        filter.outbound(peer, level(priorityLevel), packet, path);
+    }
+
+    private int level(int priorityLevel) {
+        return Math.max(0, Math.min(channelByLevel.length - 1, priorityLevel));
+    }
+
+    /** Queues a packet the filter let through. */
+    private void enqueue(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
+        if (closed) {
             packet.release();
             return;
         }
+        int level = level(priorityLevel);
         int length = packet.readableBytes();
         if (!gsoEnabled) {
             write(level, peer, packet);
@@ -155,6 +173,7 @@ public final class DatagramSink implements PacketSink {
     /** Drops everything queued and refuses later packets; releases every buffer it holds. */
     public void close() {
         closed = true;
+        delayLine.close();
         for (int i = 0; i < runCount; i++) {
             run[i].release();
             run[i] = null;
@@ -252,6 +271,30 @@ public final class DatagramSink implements PacketSink {
             }
         } finally {
             segments.release();
+        }
+    }
+
+    /** The filter's way to the sockets. */
+    private final class OutboundPath implements PacketPath {
+        @Override
+        public void forward(InetSocketAddress address, int priorityLevel, ByteBuf packet) {
+            enqueue(address, priorityLevel, packet);
+        }
+
+        @Override
+        public void forwardLater(long delayNanos, InetSocketAddress address, int priorityLevel, ByteBuf packet) {
+            delayLine.hold(delayNanos, address, priorityLevel, packet);
+        }
+
+        @Override
+        public void drop(ByteBuf packet) {
+            counters.filteredOutbound++;
+            packet.release();
+        }
+
+        @Override
+        public ByteBufAllocator alloc() {
+            return allocator;
         }
     }
 

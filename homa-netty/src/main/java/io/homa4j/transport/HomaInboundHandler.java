@@ -1,6 +1,7 @@
 package io.homa4j.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -8,6 +9,8 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
 
 /**
  * The one inbound handler of every socket of an endpoint: hands each datagram's payload to the engine, after
@@ -24,6 +27,8 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
     private final PacketFilter filter;
     private final TransportCounters counters;
     private final int maxPayloadBytes;
+    private final PacketPath path = new InboundPath();
+    private final DelayLine delayLine;
 
     /** @param maxPayloadBytes longest UDP payload accepted ({@code HomaConfig.maxUdpPayload()}) */
     public HomaInboundHandler(EngineDriver driver, PacketFilter filter, TransportCounters counters,
@@ -32,6 +37,7 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         this.filter = filter;
         this.counters = counters;
         this.maxPayloadBytes = maxPayloadBytes;
+        this.delayLine = new DelayLine(driver::loop, (from, level, packet) -> driver.onPacket(from, packet));
     }
 
     @Override
@@ -50,12 +56,36 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
             payload.release();
             return;
         }
-        if (!filter.passInbound(datagram.sender(), payload)) {
-            counters.filteredInbound++;
-            payload.release();
-            return;
+        filter.inbound(datagram.sender(), payload, path);
+    }
+
+    /** Releases the datagrams the filter holds back; those arriving later are still filtered and passed on. */
+    public void close() {
+        delayLine.close();
+    }
+
+    /** The filter's way to the engine. */
+    private final class InboundPath implements PacketPath {
+        @Override
+        public void forward(InetSocketAddress address, int priorityLevel, ByteBuf packet) {
+            driver.onPacket(address, packet);
         }
-        driver.onPacket(datagram.sender(), payload);
+
+        @Override
+        public void forwardLater(long delayNanos, InetSocketAddress address, int priorityLevel, ByteBuf packet) {
+            delayLine.hold(delayNanos, address, priorityLevel, packet);
+        }
+
+        @Override
+        public void drop(ByteBuf packet) {
+            counters.filteredInbound++;
+            packet.release();
+        }
+
+        @Override
+        public ByteBufAllocator alloc() {
+            return ByteBufAllocator.DEFAULT;
+        }
     }
 
     @Override
