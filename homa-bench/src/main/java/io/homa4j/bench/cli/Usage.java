@@ -19,6 +19,7 @@ public final class Usage {
             "           [--max-outstanding 200] [--tcp-connections 32] [--rtt-us N] [--homa-link-mbps N]",
             "           Homa then TCP on loopback; writes DIR/results.csv, DIR/rtt.svg and prints the table",
             io.homa4j.bench.simulate.SimulateCommand.USAGE,
+            FaultsCommand.USAGE,
             "  jmh      [JMH options]   runs the JMH benchmarks (RttBenchmark, MixedLoadBenchmark); -h lists options");
 
     private Usage() {
