@@ -63,6 +63,7 @@ final class FaultsCommand implements Command {
             out.println("    filter towards server: " + counts(outcome.towardsServer()) + "; towards client: "
                     + counts(outcome.towardsClient()) + "; handler runs " + outcome.handlerRuns()
                     + "; engine drops " + outcome.engineDrops());
+            outcome.failureSamples().forEach(f -> out.println("    failed: " + f));
             clean &= outcome.everyCallEnded();
         }
         if (!clean) {

@@ -4,6 +4,7 @@ import io.homa4j.core.ErrorCode;
 import io.homa4j.transport.FaultCounts;
 import io.homa4j.transport.Faults;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,13 +22,15 @@ import java.util.TreeMap;
  * @param engineDrops     packets the two engines dropped as invalid, duplicate, stale, unknown, ... (all reasons)
  * @param towardsServer   what the filter did to client-to-server datagrams
  * @param towardsClient   what the filter did to server-to-client datagrams
+ * @param failureSamples  the messages of the first few failures, for diagnosis
  */
 public record FaultOutcome(Faults faults, int calls, int exact, int wrongBytes, Map<ErrorCode, Integer> failedByCode,
                            int untyped, int unfinished, long handlerRuns, long engineDrops, long durationNanos,
-                           FaultCounts towardsServer, FaultCounts towardsClient) {
+                           FaultCounts towardsServer, FaultCounts towardsClient, List<String> failureSamples) {
 
     public FaultOutcome {
         failedByCode = Map.copyOf(new TreeMap<>(failedByCode));
+        failureSamples = List.copyOf(failureSamples);
     }
 
     public int failed() {

@@ -9,10 +9,13 @@ import io.homa4j.transport.FaultInjector;
 import io.netty.buffer.ByteBuf;
 
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.SplittableRandom;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Not thread-safe; one run at a time per instance. Binds two ephemeral loopback ports per run.
  */
 public final class FaultRun {
+    private static final int MAX_SAMPLES = 5;
     private final FaultPlan plan;
     private final AtomicInteger exact = new AtomicInteger();
     private final AtomicInteger wrongBytes = new AtomicInteger();
@@ -36,6 +40,7 @@ public final class FaultRun {
     private final AtomicLong lastEndNanos = new AtomicLong();
     private final AtomicInteger ended = new AtomicInteger();
     private final Object endSignal = new Object();
+    private final Queue<String> failureSamples = new ConcurrentLinkedQueue<>();
 
     public FaultRun(FaultPlan plan) {
         this.plan = plan;
@@ -72,7 +77,8 @@ public final class FaultRun {
             }
         });
         return new FaultOutcome(plan.faults(), plan.calls(), exact.get(), wrongBytes.get(), byCode, untyped.get(),
-                unfinished, handlerRuns.get(), engineDrops, duration, injector.outboundCounts(), injector.inboundCounts());
+                unfinished, handlerRuns.get(), engineDrops, duration, injector.outboundCounts(), injector.inboundCounts(),
+                List.copyOf(failureSamples));
     }
 
     /** Returns the number of calls that never ended (cancelled here). */
@@ -109,6 +115,12 @@ public final class FaultRun {
         return unfinished;
     }
 
+    private void sample(String failure) {
+        if (failureSamples.size() < MAX_SAMPLES) {
+            failureSamples.add(failure);
+        }
+    }
+
     private static long drops(HomaEndpoint endpoint) {
         MetricsSnapshot metrics = endpoint.metrics();
         return metrics == null ? 0 : metrics.totalDrops();
@@ -136,8 +148,10 @@ public final class FaultRun {
                 Throwable cause = error;
                 if (cause instanceof HomaException homa) {
                     failed.get(homa.code()).incrementAndGet();
+                    sample(length + " B: " + homa.getMessage());
                 } else if (!(cause instanceof CancellationException)) {
                     untyped.incrementAndGet();
+                    sample(length + " B: " + cause);
                 } else {
                     return; // cancelled by the run after giving up: counted as unfinished
                 }
