@@ -25,17 +25,35 @@ final class ChainedPacketFilter implements PacketFilter {
         first.inbound(from, packet, new Junction(path, false, 0));
     }
 
+    /** A path that drops and allocates through {@code end}. */
+    private abstract static class Towards implements PacketPath {
+        final PacketPath end;
+
+        Towards(PacketPath end) {
+            this.end = end;
+        }
+
+        @Override
+        public void drop(ByteBuf packet) {
+            end.drop(packet);
+        }
+
+        @Override
+        public ByteBufAllocator alloc() {
+            return end.alloc();
+        }
+    }
+
     /**
      * The path out of {@code first}: into {@code second}, whose own path delays everything by what
      * {@code first} asked for.
      */
-    private final class Junction implements PacketPath {
-        private final PacketPath end;
+    private final class Junction extends Towards {
         private final boolean outbound;
         private final long addedDelayNanos;
 
         Junction(PacketPath end, boolean outbound, long addedDelayNanos) {
-            this.end = end;
+            super(end);
             this.outbound = outbound;
             this.addedDelayNanos = addedDelayNanos;
         }
@@ -55,20 +73,17 @@ final class ChainedPacketFilter implements PacketFilter {
             new Junction(end, outbound, addedDelayNanos + Math.max(0, delayNanos))
                     .forward(address, priorityLevel, packet);
         }
-
-        @Override
-        public void drop(ByteBuf packet) {
-            end.drop(packet);
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return end.alloc();
-        }
     }
 
     /** {@code end}, with every forward postponed by {@code delayNanos}. */
-    private record Delayed(PacketPath end, long delayNanos) implements PacketPath {
+    private static final class Delayed extends Towards {
+        private final long delayNanos;
+
+        Delayed(PacketPath end, long delayNanos) {
+            super(end);
+            this.delayNanos = delayNanos;
+        }
+
         @Override
         public void forward(InetSocketAddress address, int priorityLevel, ByteBuf packet) {
             end.forwardLater(delayNanos, address, priorityLevel, packet);
@@ -77,16 +92,6 @@ final class ChainedPacketFilter implements PacketFilter {
         @Override
         public void forwardLater(long delay, InetSocketAddress address, int priorityLevel, ByteBuf packet) {
             end.forwardLater(delayNanos + Math.max(0, delay), address, priorityLevel, packet);
-        }
-
-        @Override
-        public void drop(ByteBuf packet) {
-            end.drop(packet);
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return end.alloc();
         }
     }
 }

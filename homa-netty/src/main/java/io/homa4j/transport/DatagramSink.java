@@ -45,8 +45,7 @@ public final class DatagramSink implements PacketSink {
     private final TransportCounters counters;
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
-    private final PacketPath path = new OutboundPath();
-    private final DelayLine delayLine;
+    private final FilterPath path;
     private boolean gsoEnabled;
     private boolean deferSocketFlush;
     private boolean closed;
@@ -81,11 +80,10 @@ public final class DatagramSink implements PacketSink {
         this.allocator = channelByLevel[0].alloc();
         this.gsoFactory = gsoFactory;
         this.gsoEnabled = gsoFactory != null;
-        Channel first = channelByLevel[0];
-        this.delayLine = new DelayLine(first::eventLoop, (peer, level, packet) -> {
+        this.path = new FilterPath(channelByLevel[0]::eventLoop, this::enqueue, (peer, level, packet) -> {
             enqueue(peer, level, packet);
             flushNow(); // a due packet leaves outside any engine turn, so no end of turn will flush it
-        });
+        }, () -> counters.filteredOutbound++, allocator);
     }
 
     /** True while runs go out as GSO sends. */
@@ -173,7 +171,7 @@ public final class DatagramSink implements PacketSink {
     /** Drops everything queued and refuses later packets; releases every buffer it holds. */
     public void close() {
         closed = true;
-        delayLine.close();
+        path.close();
         for (int i = 0; i < runCount; i++) {
             run[i].release();
             run[i] = null;
@@ -271,30 +269,6 @@ public final class DatagramSink implements PacketSink {
             }
         } finally {
             segments.release();
-        }
-    }
-
-    /** The filter's way to the sockets. */
-    private final class OutboundPath implements PacketPath {
-        @Override
-        public void forward(InetSocketAddress address, int priorityLevel, ByteBuf packet) {
-            enqueue(address, priorityLevel, packet);
-        }
-
-        @Override
-        public void forwardLater(long delayNanos, InetSocketAddress address, int priorityLevel, ByteBuf packet) {
-            delayLine.hold(delayNanos, address, priorityLevel, packet);
-        }
-
-        @Override
-        public void drop(ByteBuf packet) {
-            counters.filteredOutbound++;
-            packet.release();
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return allocator;
         }
     }
 

@@ -9,9 +9,6 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.net.InetSocketAddress;
-
 /**
  * The one inbound handler of every socket of an endpoint: hands each datagram's payload to the engine, after
  * dropping (and counting) datagrams too long to be Homa packets of this configuration and those a
@@ -27,8 +24,7 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
     private final PacketFilter filter;
     private final TransportCounters counters;
     private final int maxPayloadBytes;
-    private final PacketPath path = new InboundPath();
-    private final DelayLine delayLine;
+    private final FilterPath path;
 
     /** @param maxPayloadBytes longest UDP payload accepted ({@code HomaConfig.maxUdpPayload()}) */
     public HomaInboundHandler(EngineDriver driver, PacketFilter filter, TransportCounters counters,
@@ -37,7 +33,9 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         this.filter = filter;
         this.counters = counters;
         this.maxPayloadBytes = maxPayloadBytes;
-        this.delayLine = new DelayLine(driver::loop, (from, level, packet) -> driver.onPacket(from, packet));
+        DelayLine.Exit toEngine = (from, level, packet) -> driver.onPacket(from, packet);
+        this.path = new FilterPath(driver::loop, toEngine, toEngine, () -> counters.filteredInbound++,
+                ByteBufAllocator.DEFAULT);
     }
 
     @Override
@@ -61,37 +59,6 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
 
     /** Releases the datagrams the filter holds back; those arriving later are still filtered and passed on. */
     public void close() {
-        delayLine.close();
-    }
-
-    /** The filter's way to the engine. */
-    private final class InboundPath implements PacketPath {
-        @Override
-        public void forward(InetSocketAddress address, int priorityLevel, ByteBuf packet) {
-            driver.onPacket(address, packet);
-        }
-
-        @Override
-        public void forwardLater(long delayNanos, InetSocketAddress address, int priorityLevel, ByteBuf packet) {
-            delayLine.hold(delayNanos, address, priorityLevel, packet);
-        }
-
-        @Override
-        public void drop(ByteBuf packet) {
-            counters.filteredInbound++;
-            packet.release();
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return ByteBufAllocator.DEFAULT;
-        }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        // A datagram socket stays usable after a failed send or read; count, log quietly, go on.
-        counters.socketErrors++;
-        LOG.debug("socket error on {}", ctx.channel(), cause);
+        path.close();
     }
 }
