@@ -67,6 +67,10 @@ public final class FaultRun {
                 ctx.reply(request.retain());
             });
             unfinished = issueAndWait(client, server);
+            if (unfinished > 0) {
+                sample("hung; client " + client.metrics() + "; server " + server.metrics());
+                failureSamples.add("client transport " + client.transportStats());
+            }
             engineDrops = drops(client) + drops(server);
         }
         long duration = System.nanoTime() - start;
