@@ -53,6 +53,9 @@ class CliTest {
             "server|--protocol|tcp|--port|-3=>--port must be in",
             "merge|--out|x=>missing required option --in",
             "merge|--in|a,,b|--out|x=>empty entry",
+            "faults|--loss|1.5=>--loss must be in [0, 1)",
+            "faults|--corrupt|x=>--corrupt must be a number",
+            "faults|--calls|0=>--calls must be in",
     })
     void badArgumentsGiveOneErrorLineThenUsageAndExitTwo(String spec) {
         String[] parts = spec.split("=>", -1);
@@ -95,5 +98,14 @@ class CliTest {
                 "0.1", "--out", tmp.toString());
         assertEquals(1, r.code(), r.err());
         assertTrue(r.err().contains("TCP connect"), r.err());
+    }
+
+    @Test
+    void faultsPrintsOneLinePerLossLevelAndExitsZeroWhenEveryCallEnded() {
+        Result r = run("faults", "--loss", "0,0.1", "--calls", "30", "--max-message", "20000");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("failed by code"), r.out());
+        assertTrue(r.out().matches("(?s).*\\nnone +30 +30 +0 +0 +0 .*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\nloss 10% +30 .*"), r.out());
     }
 }
