@@ -19,16 +19,17 @@ import java.util.Set;
 /**
  * {@code faults}: for each loss level, a run of echo calls over loopback UDP through a {@link
  * io.homa4j.transport.FaultInjector}; prints one line per level: calls ended byte-exact, with wrong bytes, failed
- * by error code, unfinished (a hang), and the duration. Fails (exit 1) when any call hung or failed untyped.
+ * by error code, unfinished (a hang), and the duration; the engines' counters with {@code --verbose true} or after a
+ * hang. Fails (exit 1) when any call hung or failed untyped.
  */
 final class FaultsCommand implements Command {
     static final String USAGE = String.join("\n",
             "  faults   [--loss 0.01,0.1,0.3] [--calls 10000] [--workload w4] [--max-message 4000000]",
             "           [--max-outstanding 16] [--duplicate P] [--delay P] [--max-delay-us 500] [--corrupt P]",
-            "           [--seed 1] [--hang-seconds 30] [--rtt-us 100]",
+            "           [--seed 1] [--hang-seconds 30] [--rtt-us 100] [--verbose true]",
             "           echo calls over loopback UDP with injected faults; counts how each call ended per loss level");
     private static final Set<String> OPTIONS = Set.of("loss", "calls", "workload", "max-message", "max-outstanding",
-            "duplicate", "delay", "max-delay-us", "corrupt", "seed", "hang-seconds", "rtt-us");
+            "duplicate", "delay", "max-delay-us", "corrupt", "seed", "hang-seconds", "rtt-us", "verbose");
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
@@ -49,6 +50,7 @@ final class FaultsCommand implements Command {
         int hangSeconds = args.intValue("hang-seconds", 30, 1, 3_600);
         HomaConfig config = HomaConfig.builder().rttMicros(args.intValue("rtt-us", 100, 1, 1_000_000))
                 .maxMessageBytes(maxMessage).build();
+        boolean verbose = Boolean.parseBoolean(args.string("verbose", "false"));
         Faults others = new Faults(0, corrupt, duplicate, delay, delay > 0 ? maxDelayNanos : 0);
 
         out.println(String.format(Locale.ROOT, "faults: %d calls per level, %s truncated at %d B, %d outstanding,"
@@ -64,6 +66,9 @@ final class FaultsCommand implements Command {
                     + counts(outcome.towardsClient()) + "; handler runs " + outcome.handlerRuns()
                     + "; engine drops " + outcome.engineDrops());
             outcome.failureSamples().forEach(f -> out.println("    failed: " + f));
+            if (verbose || !outcome.everyCallEnded()) {
+                outcome.engineMetrics().lines().forEach(line -> out.println("    " + line));
+            }
             clean &= outcome.everyCallEnded();
         }
         if (!clean) {

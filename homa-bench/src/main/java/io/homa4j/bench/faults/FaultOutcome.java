@@ -23,10 +23,13 @@ import java.util.TreeMap;
  * @param towardsServer   what the filter did to client-to-server datagrams
  * @param towardsClient   what the filter did to server-to-client datagrams
  * @param failureSamples  the messages of the first few failures, for diagnosis
+ * @param engineMetrics   both engines' counters at the end of the run (packets by type, drops by reason), for
+ *                        diagnosis
  */
 public record FaultOutcome(Faults faults, int calls, int exact, int wrongBytes, Map<ErrorCode, Integer> failedByCode,
                            int untyped, int unfinished, long handlerRuns, long engineDrops, long durationNanos,
-                           FaultCounts towardsServer, FaultCounts towardsClient, List<String> failureSamples) {
+                           FaultCounts towardsServer, FaultCounts towardsClient, List<String> failureSamples,
+                           String engineMetrics) {
 
     public FaultOutcome {
         failedByCode = Map.copyOf(new TreeMap<>(failedByCode));

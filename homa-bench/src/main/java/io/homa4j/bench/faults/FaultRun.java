@@ -60,6 +60,7 @@ public final class FaultRun {
         lastEndNanos.set(start);
         int unfinished;
         long engineDrops;
+        String engines;
         try (HomaEndpoint server = HomaEndpoint.builder().config(plan.config()).build();
              HomaEndpoint client = HomaEndpoint.builder().config(plan.config()).packetFilter(injector).build()) {
             server.serve((ctx, request) -> {
@@ -67,11 +68,8 @@ public final class FaultRun {
                 ctx.reply(request.retain());
             });
             unfinished = issueAndWait(client, server);
-            if (unfinished > 0) {
-                sample("hung; client " + client.metrics() + "; server " + server.metrics());
-                failureSamples.add("client transport " + client.transportStats());
-            }
             engineDrops = drops(client) + drops(server);
+            engines = "client " + client.metrics() + System.lineSeparator() + "server " + server.metrics();
         }
         long duration = System.nanoTime() - start;
         Map<ErrorCode, Integer> byCode = new EnumMap<>(ErrorCode.class);
@@ -82,7 +80,7 @@ public final class FaultRun {
         });
         return new FaultOutcome(plan.faults(), plan.calls(), exact.get(), wrongBytes.get(), byCode, untyped.get(),
                 unfinished, handlerRuns.get(), engineDrops, duration, injector.outboundCounts(), injector.inboundCounts(),
-                List.copyOf(failureSamples));
+                List.copyOf(failureSamples), engines);
     }
 
     /** Returns the number of calls that never ended (cancelled here). */
