@@ -160,14 +160,9 @@ class OverloadTest {
         }, oneAtATime);
         HomaEndpoint client = endpoint(HomaConfig.defaults());
         CompletableFuture<byte[]> running = client.call(server.localAddress(), new byte[] {1});
-        CompletableFuture<byte[]> queued = null;
-        while (oneAtATime.getActiveCount() == 0) {
-            Thread.onSpinWait(); // until the first handler occupies the only thread
-        }
-        queued = client.call(server.localAddress(), new byte[] {2});
-        while (oneAtATime.getQueue().isEmpty()) {
-            Thread.onSpinWait();
-        }
+        awaitTrue(() -> oneAtATime.getActiveCount() == 1, "the first handler occupies the only thread");
+        CompletableFuture<byte[]> queued = client.call(server.localAddress(), new byte[] {2});
+        awaitTrue(() -> oneAtATime.getQueue().size() == 1, "the second request fills the queue");
         CompletableFuture<byte[]> refused = client.call(server.localAddress(), new byte[] {3});
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> refused.get(WAIT_SECONDS, TimeUnit.SECONDS));
@@ -176,5 +171,14 @@ class OverloadTest {
         release.countDown();
         assertArrayEquals(new byte[] {1}, running.get(WAIT_SECONDS, TimeUnit.SECONDS));
         assertArrayEquals(new byte[] {2}, queued.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    }
+
+    /** Spins until {@code condition} holds (a state of the executor, which offers no latch), at most WAIT_SECONDS. */
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < end, "timed out waiting until " + what);
+            Thread.onSpinWait();
+        }
     }
 }
