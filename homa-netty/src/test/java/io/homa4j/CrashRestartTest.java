@@ -91,6 +91,7 @@ class CrashRestartTest {
                 issue(client, first.localAddress(), id, length, 0);
             }
         }, "issuer");
+        issuer.setDaemon(true); // a failed assertion must not leave it blocking the JVM's exit
         issuer.start();
 
         assertTrue(thirdEnded.await(60, TimeUnit.SECONDS), "a third of the calls ended before the first crash");
