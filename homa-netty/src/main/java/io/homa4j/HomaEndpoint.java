@@ -72,6 +72,7 @@ public final class HomaEndpoint implements AutoCloseable {
     private final EngineDriver driver;
     private final UdpTransport transport;
     private final DatagramSink sink;
+    private final HomaInboundHandler inbound;
     private final ProtocolEngine engine;
     private final InetSocketAddress localAddress;
 
@@ -95,8 +96,7 @@ public final class HomaEndpoint implements AutoCloseable {
         this.ownGroup = ownGroup;
         this.loop = loop;
         this.driver = new EngineDriver(loop, System::nanoTime, counters);
-        HomaInboundHandler inbound = new HomaInboundHandler(driver, b.packetFilter, counters,
-                config.maxUdpPayload());
+        this.inbound = new HomaInboundHandler(driver, b.packetFilter, counters, config.maxUdpPayload());
         this.transport = UdpTransport.bind(kind, loop, b.bindAddress, b.port, config, b.socketBufferBytes, inbound);
         this.localAddress = transport.localAddress();
         this.sink = new DatagramSink(transport.channelByLevel(), b.packetFilter, counters,
@@ -337,6 +337,7 @@ public final class HomaEndpoint implements AutoCloseable {
         }
         calls.clear();
         sink.close();
+        inbound.close();
         try {
             transport.close();
         } catch (RuntimeException e) {

@@ -210,6 +210,47 @@ class ReliabilityTest {
         assertEquals(0, server.engine.serverRpcCount());
     }
 
+    /** A DATA packet as a corrupted header would make it: claims a 3,000-byte message, carries 100 B at 1432. */
+    private static io.netty.buffer.ByteBuf liarPacket(long wireId) {
+        io.netty.buffer.ByteBuf message = io.netty.buffer.Unpooled.wrappedBuffer(new byte[3_000]);
+        return new io.homa4j.core.wire.PacketEncoder(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT)
+                .data(wireId, 3_000, 1432, 3_000, 0, 0, 0, message, 100);
+    }
+
+    @Test
+    void aResponseWhoseFirstPacketLiedAboutItsLengthFailsTheCallInsteadOfHangingIt() {
+        server.handler = (h, c, req) -> null; // answer by hand, after the forged packet
+        long id = client.call(server, 100, 20);
+        net.runUntil(() -> server.requestsHandled == 1, 10 * MS);
+        net.inject(server.address, client, liarPacket(id ^ 1));
+        net.runFor(MS);
+        long start = net.now;
+        assertTrue(server.replyHeld(server.heldRequests.keySet().iterator().next()));
+        // The real packets never match the length the client now expects; the server keeps answering its RESENDs
+        // with them, which must not count as progress.
+        net.runUntil(() -> client.done(id), 3 * config.abortTicks() * config.tickNanos());
+        RpcFailure f = client.failures.get(id);
+        assertEquals(ErrorCode.UNAVAILABLE, f.code(), () -> "got " + f);
+        assertTrue(client.engine.metrics().drops(DropReason.INCONSISTENT) > 10, "the server kept answering");
+        assertTrue(net.now - start <= (config.abortTicks() + 2 * config.resendTicks()) * config.tickNanos(),
+                "failed within the abort time: " + (net.now - start));
+        assertEquals(1, server.requestsHandled);
+    }
+
+    @Test
+    void aRequestWhoseFirstPacketLiedAboutItsLengthExpiresAndTheCallIsRestarted() {
+        dropOnce(s -> s.type() == PacketType.DATA && s.from().equals(client.address));
+        long id = client.call(server, 100, 21);
+        net.inject(client.address, server, liarPacket(id)); // arrives instead of the lost real packet
+        // The server asks for the message it believes in; the client re-sends its real 100 B, which never fits.
+        net.runUntil(() -> client.done(id), 3 * config.abortTicks() * config.tickNanos());
+        assertCompleted(id, 100, 21);
+        assertTrue(server.engine.metrics().drops(DropReason.INCONSISTENT) > 10, "the client kept answering");
+        assertEquals(1, server.engine.metrics().serverExpired(), "the forged RPC expired");
+        assertEquals(1, client.engine.metrics().clientRestarts(), "then the call was safely restarted");
+        assertEquals(1, server.requestsHandled);
+    }
+
     @Test
     void retransmittedPacketsAreFlagged() {
         dropOnce(s -> s.type() == PacketType.DATA && s.from().equals(client.address) && s.offset() == 0);

@@ -26,6 +26,9 @@ import java.net.InetSocketAddress;
  * <p>GSO fallback: when the kernel refuses a GSO send (EIO when the device cannot checksum, EINVAL/ENOTSUP
  * elsewhere), its packets are re-sent one by one and GSO stays off for this sink from then on, logged once.
  *
+ * <p>Filtering: every packet passes the {@link PacketFilter} first; packets it delays wait in a {@link DelayLine}
+ * and leave with a flush of their own.
+ *
  * <p>Threading: event loop only. Ownership: every packet given to {@link #send} is released exactly once.
  */
 public final class DatagramSink implements PacketSink {
@@ -42,6 +45,7 @@ public final class DatagramSink implements PacketSink {
     private final TransportCounters counters;
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
+    private final FilterPath path;
     private boolean gsoEnabled;
     private boolean deferSocketFlush;
     private boolean closed;
@@ -76,6 +80,10 @@ public final class DatagramSink implements PacketSink {
         this.allocator = channelByLevel[0].alloc();
         this.gsoFactory = gsoFactory;
         this.gsoEnabled = gsoFactory != null;
+        this.path = new FilterPath(channelByLevel[0]::eventLoop, this::enqueue, (peer, level, packet) -> {
+            enqueue(peer, level, packet);
+            flushNow(); // a due packet leaves outside any engine turn, so no end of turn will flush it
+        }, () -> counters.filteredOutbound++, allocator);
     }
 
     /** True while runs go out as GSO sends. */
@@ -89,12 +97,20 @@ public final class DatagramSink implements PacketSink {
             packet.release();
             return;
         }
-        int level = Math.max(0, Math.min(channelByLevel.length - 1, priorityLevel));
-        if (!filter.passOutbound(peer, level, packet)) {
-            counters.filteredOutbound++;
+        filter.outbound(peer, level(priorityLevel), packet, path);
+    }
+
+    private int level(int priorityLevel) {
+        return Math.max(0, Math.min(channelByLevel.length - 1, priorityLevel));
+    }
+
+    /** Queues a packet the filter let through. */
+    private void enqueue(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
+        if (closed) {
             packet.release();
             return;
         }
+        int level = level(priorityLevel);
         int length = packet.readableBytes();
         if (!gsoEnabled) {
             write(level, peer, packet);
@@ -155,6 +171,7 @@ public final class DatagramSink implements PacketSink {
     /** Drops everything queued and refuses later packets; releases every buffer it holds. */
     public void close() {
         closed = true;
+        path.close();
         for (int i = 0; i < runCount; i++) {
             run[i].release();
             run[i] = null;

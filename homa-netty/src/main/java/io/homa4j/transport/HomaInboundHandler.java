@@ -1,6 +1,7 @@
 package io.homa4j.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -8,7 +9,6 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 /**
  * The one inbound handler of every socket of an endpoint: hands each datagram's payload to the engine, after
  * dropping (and counting) datagrams too long to be Homa packets of this configuration and those a
@@ -24,6 +24,7 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
     private final PacketFilter filter;
     private final TransportCounters counters;
     private final int maxPayloadBytes;
+    private final FilterPath path;
 
     /** @param maxPayloadBytes longest UDP payload accepted ({@code HomaConfig.maxUdpPayload()}) */
     public HomaInboundHandler(EngineDriver driver, PacketFilter filter, TransportCounters counters,
@@ -32,6 +33,9 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         this.filter = filter;
         this.counters = counters;
         this.maxPayloadBytes = maxPayloadBytes;
+        DelayLine.Exit toEngine = (from, level, packet) -> driver.onPacket(from, packet);
+        this.path = new FilterPath(driver::loop, toEngine, toEngine, () -> counters.filteredInbound++,
+                ByteBufAllocator.DEFAULT);
     }
 
     @Override
@@ -50,18 +54,11 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
             payload.release();
             return;
         }
-        if (!filter.passInbound(datagram.sender(), payload)) {
-            counters.filteredInbound++;
-            payload.release();
-            return;
-        }
-        driver.onPacket(datagram.sender(), payload);
+        filter.inbound(datagram.sender(), payload, path);
     }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        // A datagram socket stays usable after a failed send or read; count, log quietly, go on.
-        counters.socketErrors++;
-        LOG.debug("socket error on {}", ctx.channel(), cause);
+    /** Releases the datagrams the filter holds back; those arriving later are still filtered and passed on. */
+    public void close() {
+        path.close();
     }
 }

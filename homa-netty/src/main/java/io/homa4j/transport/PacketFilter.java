@@ -5,38 +5,54 @@ import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 
 /**
- * Fault-injection hook between the engine and the sockets: decides, packet by packet, whether a datagram is
- * dropped. Meant for tests and experiments (loss, one-way partitions); production endpoints use {@link #NONE}.
+ * Fault-injection hook between the engine and the sockets: decides, datagram by datagram, what reaches the
+ * network (outbound) or the engine (inbound): the datagram itself, nothing, several copies, an altered copy, or
+ * the datagram a little later. Meant for tests and experiments (loss, duplication, reordering, corruption,
+ * one-way partitions); production endpoints use {@link #NONE}. {@link FaultInjector} is the ready-made one.
  *
- * <p>Threading: called on the endpoint's event loop only. The buffers are only inspected, never retained or
- * released by the filter; reading them must not move their indices.
+ * <p>Ownership: each method takes ownership of {@code packet} and must hand it, exactly once, to
+ * {@link PacketPath#forward}, {@link PacketPath#forwardLater} or {@link PacketPath#drop}; extra datagrams (a
+ * duplicate, an altered copy) are new buffers the filter allocates and hands on the same way. The path owns what
+ * it is given: it releases packets held for later when the endpoint closes, so a filter never holds buffers.
+ *
+ * <p>Threading: called on the endpoint's event loop only, so one instance must not serve several endpoints
+ * unless it is stateless.
  */
 public interface PacketFilter {
 
-    /** Passes everything. */
+    /** Passes everything, unaltered and at once. */
     PacketFilter NONE = new PacketFilter() {
         @Override
-        public boolean passOutbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
-            return true;
+        public void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, PacketPath path) {
+            path.forward(peer, priorityLevel, packet);
         }
 
         @Override
-        public boolean passInbound(InetSocketAddress from, ByteBuf packet) {
-            return true;
+        public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
+            path.forward(from, 0, packet);
         }
     };
 
-    /** False drops {@code packet}, which the engine asked to send to {@code peer}. */
-    boolean passOutbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet);
+    /** {@code packet} is on its way to {@code peer} at {@code priorityLevel}; the path leads to the socket. */
+    void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, PacketPath path);
 
-    /** False drops {@code packet}, which arrived from {@code from}, before the engine sees it. */
-    boolean passInbound(InetSocketAddress from, ByteBuf packet);
+    /** {@code packet} arrived from {@code from}; the path leads to the engine (which ignores the level). */
+    void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path);
 
     /**
      * Drops each datagram, in both directions, independently with probability {@code dropProbability}, from a
      * seeded generator, so a single-threaded run drops the same packets every time.
      */
-    static PacketFilter lossy(long seed, double dropProbability) {
-        return new LossyPacketFilter(seed, dropProbability, dropProbability);
+    static FaultInjector lossy(long seed, double dropProbability) {
+        Faults loss = Faults.NONE.withDrop(dropProbability);
+        return new FaultInjector(seed, loss, loss);
+    }
+
+    /**
+     * {@code first} then {@code second}: what {@code first} forwards, {@code second} judges (at once, also when
+     * {@code first} forwards it later: the delays add up).
+     */
+    static PacketFilter chain(PacketFilter first, PacketFilter second) {
+        return new ChainedPacketFilter(first, second);
     }
 }

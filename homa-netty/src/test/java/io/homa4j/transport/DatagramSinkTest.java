@@ -237,13 +237,17 @@ class DatagramSinkTest {
     void filteredPacketsAreReleasedAndCounted() {
         PacketFilter dropLevel1 = new PacketFilter() {
             @Override
-            public boolean passOutbound(InetSocketAddress peer, int level, ByteBuf packet) {
-                return level != 1;
+            public void outbound(InetSocketAddress peer, int level, ByteBuf packet, PacketPath path) {
+                if (level == 1) {
+                    path.drop(packet);
+                } else {
+                    path.forward(peer, level, packet);
+                }
             }
 
             @Override
-            public boolean passInbound(InetSocketAddress from, ByteBuf packet) {
-                return true;
+            public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
+                path.forward(from, 0, packet);
             }
         };
         DatagramSink sink = new DatagramSink(levels(2), dropLevel1, counters, GSO);
@@ -256,6 +260,63 @@ class DatagramSinkTest {
         DatagramPacket kept = channel(0).readOutbound();
         kept.release();
         assertEquals(1, counters.snapshot().filteredOutbound());
+    }
+
+    @Test
+    void delayedPacketsLeaveLaterWithAFlushOfTheirOwnAndAreOvertaken() {
+        EmbeddedChannel channel = (EmbeddedChannel) levels(1)[0];
+        channel.freezeTime();
+        PacketFilter delayFirst = new PacketFilter() {
+            @Override
+            public void outbound(InetSocketAddress peer, int level, ByteBuf packet, PacketPath path) {
+                if (packet.getByte(0) == 1) {
+                    path.forwardLater(2_000_000, peer, level, packet);
+                } else {
+                    path.forward(peer, level, packet);
+                }
+            }
+
+            @Override
+            public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
+                path.forward(from, 0, packet);
+            }
+        };
+        DatagramSink sink = new DatagramSink(new Channel[] {channel}, delayFirst, counters, GSO);
+        sink.send(PEER_A, 0, packet(FULL, 1));
+        sink.send(PEER_A, 0, packet(FULL, 2));
+        sink.flushNow();
+        DatagramPacket overtaking = channel.readOutbound();
+        assertEquals(2, overtaking.content().getByte(0));
+        overtaking.release();
+        assertNull(channel.readOutbound());
+        channel.advanceTimeBy(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertNull(channel.readOutbound(), "not before its time");
+        channel.advanceTimeBy(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        DatagramPacket late = channel.readOutbound();
+        assertEquals(1, late.content().getByte(0), "written and flushed without an engine turn");
+        late.release();
+        assertEquals(2, counters.snapshot().datagramsSent());
+    }
+
+    @Test
+    void closeReleasesPacketsHeldByTheFilter() {
+        EmbeddedChannel channel = (EmbeddedChannel) levels(1)[0];
+        channel.freezeTime();
+        FaultInjector delayAll = new FaultInjector(1, Faults.NONE.withDuplicate(1).withDelay(1, 1_000_000),
+                Faults.NONE);
+        DatagramSink sink = new DatagramSink(new Channel[] {channel}, delayAll, counters, GSO);
+        ByteBuf held = packet(FULL, 0);
+        sink.send(PEER_A, 0, held);
+        sink.flushNow();
+        assertEquals(1, held.refCnt(), "held, not sent");
+        sink.close();
+        assertEquals(0, held.refCnt());
+        channel.advanceTimeBy(2, java.util.concurrent.TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertNull(channel.readOutbound(), "nothing leaves after close");
+        assertEquals(2, delayAll.outboundCounts().delayed());
     }
 
     @Test

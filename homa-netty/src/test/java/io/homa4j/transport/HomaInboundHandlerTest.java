@@ -111,6 +111,32 @@ class HomaInboundHandlerTest {
     }
 
     @Test
+    void delayedDatagramsReachTheEngineLaterAndCloseReleasesTheRest() {
+        channel.freezeTime();
+        HomaInboundHandler handler = new HomaInboundHandler(driver,
+                new FaultInjector(4, Faults.NONE, Faults.NONE.withDelay(1, 1_000_000)), counters, MAX_PAYLOAD);
+        EmbeddedChannel delaying = new EmbeddedChannel(handler);
+        delaying.freezeTime();
+        DatagramPacket first = datagram(20);
+        delaying.writeInbound(first);
+        assertEquals(0, engine.packets.size(), "held");
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks(); // the driver's loop is the one the delay waits on
+        assertEquals(1, engine.packets.size());
+        assertEquals(PEER, engine.from.get(0));
+
+        DatagramPacket second = datagram(20);
+        ByteBuf content = second.content();
+        delaying.writeInbound(second);
+        handler.close();
+        assertEquals(0, content.refCnt(), "released by close");
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(1, engine.packets.size());
+        delaying.finishAndReleaseAll();
+    }
+
+    @Test
     void packetsBeforeAttachOrAfterCloseAreReleasedUnread() {
         EngineDriver detached = new EngineDriver(channel.eventLoop(), () -> clockNanos);
         ByteBuf early = Unpooled.buffer(8).writeLong(1);

@@ -28,6 +28,7 @@ public final class Cli {
             case "merge": command = new MergeCommand(); break;
             case "compare": command = new CompareCommand(); break;
             case "jmh": command = new JmhCommand(); break;
+            case "faults": command = new FaultsCommand(); break;
             case "simulate": command = io.homa4j.bench.simulate.SimulateCommand::run; break;
             case "soak": command = new SoakCommand(); break;
             case "hostile": command = new HostileCommand(); break;

@@ -21,6 +21,7 @@ public final class Usage {
             io.homa4j.bench.simulate.SimulateCommand.USAGE,
             SoakCommand.USAGE,
             HostileCommand.USAGE,
+            FaultsCommand.USAGE,
             "  jmh      [JMH options]   runs the JMH benchmarks (RttBenchmark, MixedLoadBenchmark); -h lists options");
 
     private Usage() {

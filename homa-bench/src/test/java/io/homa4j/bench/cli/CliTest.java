@@ -66,6 +66,9 @@ class CliTest {
             "hostile|--ports|many=>--ports must be an integer",
             "hostile|--seconds|-2=>--seconds must be in",
             "hostile|--max-buffered-total|0=>--max-buffered-total must be in",
+            "faults|--loss|1.5=>--loss must be in [0, 1)",
+            "faults|--corrupt|x=>--corrupt must be a number",
+            "faults|--calls|0=>--calls must be in",
     })
     void badArgumentsGiveOneErrorLineThenUsageAndExitTwo(String spec) {
         String[] parts = spec.split("=>", -1);
@@ -108,5 +111,14 @@ class CliTest {
                 "0.1", "--out", tmp.toString());
         assertEquals(1, r.code(), r.err());
         assertTrue(r.err().contains("TCP connect"), r.err());
+    }
+
+    @Test
+    void faultsPrintsOneLinePerLossLevelAndExitsZeroWhenEveryCallEnded() {
+        Result r = run("faults", "--loss", "0,0.1", "--calls", "30", "--max-message", "20000");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("failed by code"), r.out());
+        assertTrue(r.out().matches("(?s).*\\nnone +30 +30 +0 +0 +0 .*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\nloss 10% +30 .*"), r.out());
     }
 }

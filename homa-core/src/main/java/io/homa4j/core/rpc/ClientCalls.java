@@ -108,10 +108,16 @@ public final class ClientCalls {
             ctx.drop(DropReason.WRONG_PEER);
             return;
         }
-        rpc.silentTicks = 0;
-        rpc.busyStreak = 0; // the server moved the call on
         int length = data.messageLength();
         IncomingMessage response = rpc.response();
+        if (response != null && (response.length() != length || response.error() != data.error())) {
+            // Not a sign of life: after a corrupted first packet every real one lands here, and counting them
+            // would keep the call from ever timing out.
+            ctx.drop(DropReason.INCONSISTENT);
+            return;
+        }
+        rpc.silentTicks = 0;
+        rpc.busyStreak = 0; // the server moved the call on
         if (response == null) {
             if (length > ctx.config.maxMessageBytes()) {
                 ctx.drop(DropReason.MESSAGE_TOO_LARGE);
@@ -135,9 +141,6 @@ public final class ClientCalls {
                 ctx.retireOutgoing(request);
                 rpc.request(null);
             }
-        } else if (response.length() != length || response.error() != data.error()) {
-            ctx.drop(DropReason.INCONSISTENT);
-            return;
         }
         ctx.pushCutoffsIfStale(rpc.server(), data.cutoffsVersion());
         if (!ctx.receiveSegment(response, data, packet, payloadIndex) || !response.complete()) {
@@ -247,7 +250,9 @@ public final class ClientCalls {
         long clientId = RpcIds.localId(serverWireId);
         ClientRpc rpc = rpcs.get(clientId);
         if (rpc != null && from.equals(rpc.peerAddress())) {
-            rpc.silentTicks = 0; // still receiving the response; our RESENDs will fetch what is missing
+            // Still receiving the response; our RESENDs fetch what is missing, and only its data is progress: a
+            // server that answers them with NEED_ACK alone (it sent a response we cannot take) must not keep the
+            // call alive for ever.
             return;
         }
         long[] ids = ctx.ackScratch;

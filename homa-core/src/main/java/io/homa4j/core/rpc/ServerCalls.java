@@ -115,13 +115,14 @@ public final class ServerCalls {
                 return;
             }
         } else {
+            if (rpc.state() == ServerRpc.State.RECEIVING && rpc.request().length() != length) {
+                // Not a sign of life (see ClientCalls.onResponseData): the RPC must be able to expire.
+                ctx.drop(DropReason.INCONSISTENT);
+                return;
+            }
             rpc.silentTicks = 0;
             if (rpc.state() != ServerRpc.State.RECEIVING) {
                 ctx.drop(DropReason.DUPLICATE);
-                return;
-            }
-            if (rpc.request().length() != length) {
-                ctx.drop(DropReason.INCONSISTENT);
                 return;
             }
         }
@@ -216,7 +217,10 @@ public final class ServerCalls {
             ctx.sendControl(from, PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(clientId ^ 1, age));
             return;
         }
-        rpc.silentTicks = 0;
+        if (rpc.state() != ServerRpc.State.RECEIVING) {
+            rpc.silentTicks = 0;
+        } // else only request data is progress: a client that asks but cannot send what we lack must not keep
+        // the RPC alive for ever (it expires, and the client's next RESEND restarts the call)
         switch (rpc.state()) {
             case RECEIVING: {
                 IncomingMessage request = rpc.request();

@@ -1,0 +1,111 @@
+package io.homa4j.bench.cli;
+
+import io.homa4j.bench.faults.FaultOutcome;
+import io.homa4j.bench.faults.FaultPlan;
+import io.homa4j.bench.faults.FaultRun;
+import io.homa4j.bench.workload.Workload;
+import io.homa4j.core.HomaConfig;
+import io.homa4j.transport.FaultCounts;
+import io.homa4j.transport.Faults;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code faults}: for each loss level, a run of echo calls over loopback UDP through a {@link
+ * io.homa4j.transport.FaultInjector}; prints one line per level: calls ended byte-exact, with wrong bytes, failed
+ * by error code, unfinished (a hang), and the duration; the engines' counters with {@code --verbose true} or after a
+ * hang. Fails (exit 1) when any call hung or failed untyped.
+ */
+final class FaultsCommand implements Command {
+    static final String USAGE = String.join("\n",
+            "  faults   [--loss 0.01,0.1,0.3] [--calls 10000] [--workload w4] [--max-message 4000000]",
+            "           [--max-outstanding 16] [--duplicate P] [--delay P] [--max-delay-us 500] [--corrupt P]",
+            "           [--seed 1] [--hang-seconds 30] [--rtt-us 100] [--verbose true]",
+            "           echo calls over loopback UDP with injected faults; counts how each call ended per loss level");
+    private static final Set<String> OPTIONS = Set.of("loss", "calls", "workload", "max-message", "max-outstanding",
+            "duplicate", "delay", "max-delay-us", "corrupt", "seed", "hang-seconds", "rtt-us", "verbose");
+
+    @Override
+    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        Args args = Args.parse("faults", argv, OPTIONS);
+        List<Double> losses = new ArrayList<>();
+        for (String s : args.list("loss", "0.01,0.1,0.3")) {
+            losses.add(probability("loss", s));
+        }
+        int calls = args.intValue("calls", 10_000, 1, 10_000_000);
+        int maxMessage = args.intValue("max-message", 4_000_000, 1, 64 << 20);
+        Workload workload = ClientCommand.workload(args, maxMessage);
+        int maxOutstanding = args.intValue("max-outstanding", 16, 1, 10_000);
+        double duplicate = probability("duplicate", args.string("duplicate", "0"));
+        double delay = probability("delay", args.string("delay", "0"));
+        long maxDelayNanos = args.longValue("max-delay-us", 500L, 1, 10_000_000) * 1_000;
+        double corrupt = probability("corrupt", args.string("corrupt", "0"));
+        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
+        int hangSeconds = args.intValue("hang-seconds", 30, 1, 3_600);
+        HomaConfig config = HomaConfig.builder().rttMicros(args.intValue("rtt-us", 100, 1, 1_000_000))
+                .maxMessageBytes(maxMessage).build();
+        boolean verbose = Boolean.parseBoolean(args.string("verbose", "false"));
+        Faults others = new Faults(0, corrupt, duplicate, delay, delay > 0 ? maxDelayNanos : 0);
+
+        out.println(String.format(Locale.ROOT, "faults: %d calls per level, %s truncated at %d B, %d outstanding,"
+                + " seed %d, %s", calls, workload.name(), maxMessage, maxOutstanding, seed, config));
+        out.println(header());
+        boolean clean = true;
+        for (double loss : losses) {
+            FaultPlan plan = new FaultPlan(others.withDrop(loss), calls, workload, maxOutstanding, seed, config,
+                    Duration.ofSeconds(hangSeconds));
+            FaultOutcome outcome = FaultRun.run(plan);
+            out.println(row(outcome) + "  load " + loadAverage());
+            out.println("    filter towards server: " + counts(outcome.towardsServer()) + "; towards client: "
+                    + counts(outcome.towardsClient()) + "; handler runs " + outcome.handlerRuns()
+                    + "; engine drops " + outcome.engineDrops());
+            outcome.failureSamples().forEach(f -> out.println("    failed: " + f));
+            if (verbose || !outcome.everyCallEnded()) {
+                outcome.engineMetrics().lines().forEach(line -> out.println("    " + line));
+            }
+            clean &= outcome.everyCallEnded();
+        }
+        if (!clean) {
+            err.println("faults: some calls hung or failed with an untyped error");
+        }
+        return clean ? Cli.OK : Cli.FAILED;
+    }
+
+    static String header() {
+        return String.format(Locale.ROOT, "%-28s %7s %7s %6s %7s %10s %9s  %s", "faults", "calls", "exact", "wrong",
+                "untyped", "unfinished", "seconds", "failed by code");
+    }
+
+    static String row(FaultOutcome o) {
+        return String.format(Locale.ROOT, "%-28s %7d %7d %6d %7d %10d %9.1f  %s", o.faultsText(), o.calls(),
+                o.exact(), o.wrongBytes(), o.untyped(), o.unfinished(), o.durationNanos() / 1e9, o.failuresText());
+    }
+
+    private static String counts(FaultCounts c) {
+        return String.format(Locale.ROOT, "%d seen, %d dropped, %d corrupted, %d duplicated, %d delayed", c.seen(),
+                c.dropped(), c.corrupted(), c.duplicated(), c.delayed());
+    }
+
+    private static String loadAverage() {
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return load < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", load);
+    }
+
+    private static double probability(String name, String value) throws UsageException {
+        try {
+            double p = Double.parseDouble(value.trim());
+            if (!(p >= 0 && p < 1)) {
+                throw new UsageException("faults: --" + name + " must be in [0, 1): " + value);
+            }
+            return p;
+        } catch (NumberFormatException e) {
+            throw new UsageException("faults: --" + name + " must be a number: " + value);
+        }
+    }
+}
