@@ -105,9 +105,11 @@ public final class Transmitter {
     /**
      * A RESEND arrived for {@code m}: retransmit what of the range was sent, and treat the range's end as granted.
      *
-     * @return false when no byte of the range has been sent yet: the message waits its turn here (sender SRPT,
-     *         pacer), nothing was lost, and the caller should answer BUSY so the receiver's silence timer knows
-     *         the sender is alive (as the Linux module does)
+     * @return true when none of the range could be retransmitted because its bytes are still waiting here to be
+     *         sent for the first time (sender SRPT, pacer): nothing was lost, and the caller should answer BUSY so
+     *         the receiver's silence timer knows the sender is alive (as the Linux module does). False when a
+     *         retransmission was queued, or when the range lies beyond the message (a receiver that took the wrong
+     *         length from a corrupted packet: no answer, so that call times out instead of being kept alive)
      */
     public boolean resend(OutgoingMessage m, int offset, int length, int priority) {
         long end = Math.min((long) offset + length, m.length());
@@ -115,7 +117,7 @@ public final class Transmitter {
         m.extendGrant((int) end);
         boolean queued = m.addRetransmit(offset, (int) end, priority);
         requeue(m);
-        return queued;
+        return !queued && offset < m.length() && end > m.nextOffset();
     }
 
     /**

@@ -190,7 +190,7 @@ public final class ClientCalls {
             return;
         }
         OutgoingMessage request = requestFor(from, serverWireId);
-        if (request != null && !ctx.transmitter.resend(request, offset, length, priority)) {
+        if (request != null && ctx.transmitter.resend(request, offset, length, priority)) {
             ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(request.owner().wireId()));
         }
     }

@@ -237,7 +237,7 @@ public final class ServerCalls {
                 ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
                 break;
             default:
-                if (!ctx.transmitter.resend(rpc.response(), offset, length, priority)) {
+                if (ctx.transmitter.resend(rpc.response(), offset, length, priority)) {
                     ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
                 }
         }
