@@ -110,8 +110,9 @@ public final class GrantScheduler {
     }
 
     /**
-     * Call before {@link IncomingMessage#accept} changes the message's counters: removes it from the SRPT order
-     * (whose key is about to change). It stays in {@code activeByAge}: its key, the arrival order, never changes.
+     * Call before {@link IncomingMessage#accept} changes the message's counters: takes it out of the SRPT order
+     * when its key change could move it (not when it is the front message), to be put back by
+     * {@link #afterUpdate}. It stays in {@code activeByAge}: its key, the arrival order, never changes.
      */
     public void beforeUpdate(IncomingMessage m) {
         outstanding -= m.outstandingBytes();
