@@ -36,13 +36,13 @@ class SchedulingTest {
                 grants.add(s);
             }
             if (s.type() == PacketType.DATA && s.from().equals(client.address)) {
-                int end = s.offset() + s.length();
-                if (end <= config.unscheduledBytes()) {
+                int start = s.offset();
+                if (start < config.unscheduledBytes()) {
                     continue;
                 }
                 long covering = grants.stream()
-                        .filter(g -> g.offset() >= end && g.atNanos() + net.latencyNanos <= s.atNanos()).count();
-                assertTrue(covering > 0, () -> "DATA ending at " + end + " sent without a grant covering it");
+                        .filter(g -> g.offset() > start && g.atNanos() + net.latencyNanos <= s.atNanos()).count();
+                assertTrue(covering > 0, () -> "DATA starting at " + start + " sent without a grant covering it");
             }
         }
         // Grants are coalesced: each moves the offset by at least a packet (the last one may just finish the
@@ -61,6 +61,32 @@ class SchedulingTest {
         assertTrue(grants.size() < scheduledPackets, grants.size() + " grants for " + scheduledPackets + " packets");
         MetricsSnapshot m = server.engine.metrics();
         assertTrue(m.grantedBytesOutstandingHighWater() <= config.maxIncomingBytes());
+    }
+
+    @Test
+    void grantsEndingInsideAPacketStillGetFullPackets() {
+        // 1,000 B of unscheduled bytes and grants in steps of a quarter window: neither falls on a packet boundary.
+        HomaConfig config = HomaConfig.builder().unscheduledBytes(1_000).maxIncomingBytes(9_000).build();
+        TestNet.Node client = net.node("client", config);
+        TestNet.Node server = net.node("server", config);
+        int length = 100_000;
+        long id = client.call(server, length, 1);
+        net.runUntil(() -> client.done(id), 1_000_000_000L);
+        assertTrue(client.responses.containsKey(id));
+        int payload = Transmitter.maxDataPayload(config);
+        List<TestNet.Sent> request = new ArrayList<>();
+        for (TestNet.Sent s : net.sent(PacketType.DATA)) {
+            if (s.from().equals(client.address) && s.messageLength() == length) {
+                request.add(s);
+            }
+        }
+        assertEquals((length + payload - 1) / payload, request.size(), "one packet per full payload, no fragments");
+        int expectedOffset = 0;
+        for (TestNet.Sent s : request) {
+            assertEquals(expectedOffset, s.offset());
+            assertEquals(Math.min(payload, length - s.offset()), s.length(), "packet at " + s.offset());
+            expectedOffset += s.length();
+        }
     }
 
     @Test
