@@ -90,6 +90,42 @@ class SchedulingTest {
     }
 
     @Test
+    void aRequestHeldBackAfterPartialGrantsGetsBusyNotRepeatedGrants() {
+        // 100 Mbit/s: the shorter request takes ~30 ms, several RESEND timeouts of the held-back longer one.
+        HomaConfig config = HomaConfig.builder().linkMbps(100).rttMicros(100).maxOvercommit(1)
+                .fifoGrantFraction(0).build();
+        TestNet.Node server = net.node("server", config);
+        TestNet.Node longer = net.node("longer", config);
+        TestNet.Node shorter = net.node("shorter", config);
+        long held = longer.call(server, 500_000, 1);
+        net.runFor(2_000_000); // the longer request is granted a while before the shorter one shows up
+        long preferred = shorter.call(server, 400_000, 2);
+        net.runUntil(() -> longer.done(held) && shorter.done(preferred), 2_000_000_000L);
+        assertTrue(longer.responses.containsKey(held) && shorter.responses.containsKey(preferred));
+
+        List<Integer> grantOffsets = new ArrayList<>();
+        int resends = 0;
+        int busies = 0;
+        for (TestNet.Sent s : net.sent) {
+            boolean aboutHeldRequest = s.rpcId() == (held ^ 1) || s.rpcId() == held;
+            if (s.type() == PacketType.GRANT && s.from().equals(server.address) && s.to().equals(longer.address)
+                    && aboutHeldRequest) {
+                grantOffsets.add(s.offset());
+            } else if (s.type() == PacketType.RESEND && s.from().equals(longer.address)) {
+                resends++;
+            } else if (s.type() == PacketType.BUSY && s.from().equals(server.address)
+                    && s.to().equals(longer.address)) {
+                busies++;
+            }
+        }
+        assertTrue(resends > 0, "the held request's client never went silent long enough to ask");
+        assertTrue(busies >= resends, busies + " BUSY answers to " + resends + " RESENDs");
+        for (int i = 1; i < grantOffsets.size(); i++) {
+            assertTrue(grantOffsets.get(i) > grantOffsets.get(i - 1), "grant repeated: " + grantOffsets);
+        }
+    }
+
+    @Test
     void grantsCarryScheduledPrioritiesBelowTheUnscheduledOnes() {
         HomaConfig config = HomaConfig.defaults();
         TestNet.Node client = net.node("client", config);
