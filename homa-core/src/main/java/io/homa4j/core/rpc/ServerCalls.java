@@ -222,21 +222,13 @@ public final class ServerCalls {
         } // else only request data is progress: a client that asks but cannot send what we lack must not keep
         // the RPC alive for ever (it expires, and the client's next RESEND restarts the call)
         switch (rpc.state()) {
-            case RECEIVING: {
-                IncomingMessage request = rpc.request();
-                if (request.granted() > request.initialGranted() && request.outstandingBytes() > 0) {
-                    // Granted bytes are missing: our last grant may have been lost, repeat it. When every granted
-                    // byte is here, our own scheduler holds the request back (another message of this client
-                    // is preferred) and the answer is BUSY, which backs the client's RESENDs off; a repeated
-                    // grant did not, and in netlab one 1 MB flow drew ~140 RESENDs per second per held call.
-                    int p = Math.max(0, request.lastGrantPriority());
-                    ctx.sendControl(from, PacketType.GRANT, ctx.encoder.grant(rpc.wireId(), request.granted(), p));
-                } else {
-                    ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
-                }
-                break;
-            }
+            case RECEIVING:
             case HANDLING:
+                // While receiving, BUSY and never a repeated GRANT: missing granted bytes are most likely queued
+                // on the way, and a repeated grant did not back the client's RESENDs off (netlab: 49 held calls
+                // drew ~140 RESENDs per second each); a lost grant is recovered by our own timer, whose RESEND
+                // for the missing range the client takes as a grant (tick). With every granted byte here, our
+                // scheduler holds the request back and BUSY is the truth.
                 ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
                 break;
             default:
