@@ -28,6 +28,8 @@ public final class HomaConfig {
     private final int pacerNeverDeferBytes;
     private final long tickNanos;
     private final int resendTicks;
+    /** What the builder was given: 0 derives {@link #resendTicks} (kept so toBuilder re-derives). */
+    private final int resendTicksSetting;
     private final int abortTicks;
     private final int needAckTicks;
     private final int maxMessageBytes;
@@ -81,7 +83,9 @@ public final class HomaConfig {
         this.pacerMaxQueueNanos = positive(b.pacerMaxQueueNanos, "pacerMaxQueueNanos");
         this.pacerNeverDeferBytes = nonNegative(b.pacerNeverDeferBytes, "pacerNeverDeferBytes");
         this.tickNanos = positive(b.tickNanos, "tickNanos");
-        this.resendTicks = positive(b.resendTicks, "resendTicks");
+        this.resendTicksSetting = nonNegative(b.resendTicks, "resendTicks");
+        this.resendTicks = b.resendTicks > 0 ? b.resendTicks
+                : derivedResendTicks(pacerMaxQueueNanos, maxIncomingBytes, linkMbps, tickNanos);
         this.abortTicks = positive(b.abortTicks, "abortTicks");
         this.needAckTicks = positive(b.needAckTicks, "needAckTicks");
         this.maxMessageBytes = positive(b.maxMessageBytes, "maxMessageBytes");
@@ -117,7 +121,7 @@ public final class HomaConfig {
         b.pacerMaxQueueNanos = pacerMaxQueueNanos;
         b.pacerNeverDeferBytes = pacerNeverDeferBytes;
         b.tickNanos = tickNanos;
-        b.resendTicks = resendTicks;
+        b.resendTicks = resendTicksSetting;
         b.abortTicks = abortTicks;
         b.needAckTicks = needAckTicks;
         b.maxMessageBytes = maxMessageBytes;
@@ -182,8 +186,28 @@ public final class HomaConfig {
     /** Period of the timer tick that drives RESEND, NEED_ACK and timeouts. */
     public long tickNanos() { return tickNanos; }
 
-    /** Silent ticks before the first RESEND (and between RESENDs). */
+    /**
+     * Silent ticks before the first RESEND (and between RESENDs). Unless set, the Linux module's 5 ticks, or more
+     * on slow links: see {@link #derivedResendTicks}.
+     */
     public int resendTicks() { return resendTicks; }
+
+    /** The module's RESEND timeout, in ticks: right for the fast links it was tuned on. */
+    public static final int DEFAULT_RESEND_TICKS = 5;
+
+    /**
+     * RESEND timeout for a link rate: at least {@link #DEFAULT_RESEND_TICKS}, and at least twice the longest wait
+     * granted data can have without any loss: behind a full pacer queue at its sender, then behind every byte this
+     * receiver has granted (maxIncomingBytes) at its switch port. At 10 Gbit/s that is well under 5 ms; at
+     * 25 Mbit/s, with the event-loop pacer's bound of 8 packets, it is 7.6 ms, and a 5 ms timeout asked for
+     * data that was only queued: in the netlab rack clients sent 92,000 RESENDs for 65,000 DATA packets and Homa
+     * carried 3 of the 25 Mbit/s offered.
+     */
+    static int derivedResendTicks(long pacerMaxQueueNanos, long maxIncomingBytes, int linkMbps, long tickNanos) {
+        long queuedNanos = pacerMaxQueueNanos + maxIncomingBytes * 8_000L / linkMbps;
+        long ticks = (2 * queuedNanos + tickNanos - 1) / tickNanos;
+        return (int) Math.max(DEFAULT_RESEND_TICKS, Math.min(ticks, Integer.MAX_VALUE));
+    }
 
     /**
      * Silent ticks after which an RPC is abandoned (client: UNAVAILABLE). Default 1,000 (1 s), ten times the Linux
@@ -278,7 +302,7 @@ public final class HomaConfig {
         private long pacerMaxQueueNanos = 5_000;
         private int pacerNeverDeferBytes = 1_000;
         private long tickNanos = 1_000_000;
-        private int resendTicks = 5;
+        private int resendTicks;
         private int abortTicks = 1_000;
         private int needAckTicks = 2;
         private int maxMessageBytes = 64 << 20;
@@ -308,6 +332,7 @@ public final class HomaConfig {
         public Builder pacerMaxQueueNanos(long v) { pacerMaxQueueNanos = v; return this; }
         public Builder pacerNeverDeferBytes(int v) { pacerNeverDeferBytes = v; return this; }
         public Builder tickNanos(long v) { tickNanos = v; return this; }
+        /** Fixed RESEND timeout in ticks; 0 (default) derives it from the link rate (see resendTicks()). */
         public Builder resendTicks(int v) { resendTicks = v; return this; }
         public Builder abortTicks(int v) { abortTicks = v; return this; }
         public Builder needAckTicks(int v) { needAckTicks = v; return this; }
