@@ -262,7 +262,8 @@ public final class HomaConfig {
                 + ", unscheduledBytes=" + unscheduledBytes + ", maxOvercommit=" + maxOvercommit
                 + ", maxGrantedPerPeer=" + maxGrantedPerPeer
                 + ", maxIncomingBytes=" + maxIncomingBytes + ", fifoGrantFraction=" + fifoGrantFraction
-                + ", tickNanos=" + tickNanos + ", maxMessageBytes=" + maxMessageBytes + '}';
+                + ", pacerMaxQueueNanos=" + pacerMaxQueueNanos + ", tickNanos=" + tickNanos
+                + ", resendTicks=" + resendTicks + ", maxMessageBytes=" + maxMessageBytes + '}';
     }
 
     private static int positive(int v, String name) {
