@@ -54,8 +54,21 @@ public final class GrantScheduler {
 
     private final int maxOvercommit;
     private final int maxPerPeer;
-    /** This pass's candidates, SRPT order (reused). */
+    /**
+     * The candidates, SRPT order, as picked from {@link #active} by the last pass; valid while
+     * {@code candidateCount >= 0}. Picking walks the tree past every message of an already picked peer, and the
+     * scheduler runs after every packet, most of which change nothing the walk saw; so the picks are kept until a
+     * message enters or leaves the part of the tree the walk visited (see {@link #forgetPicksIfVisited}).
+     */
     private final IncomingMessage[] candidates;
+    private int candidateCount = -1;
+    /**
+     * The first message of {@link #active} and of {@link #activeByAge}, or null when not known: both are asked
+     * for on every packet, and a tree finds its first entry by walking down from the root. A new message can only
+     * take the front from the one before; the front is looked up again once it leaves.
+     */
+    private IncomingMessage knownFront;
+    private IncomingMessage knownOldest;
     private final long maxIncoming;
     private final double fifoFraction;
     private final int minGrantBytes;
@@ -103,8 +116,11 @@ public final class GrantScheduler {
     public void added(IncomingMessage m) {
         outstanding += m.outstandingBytes();
         if (m.granted() < m.length()) {
-            active.add(m);
+            rankedAdd(m);
             activeByAge.add(m);
+            if (knownOldest != null && AGE.compare(m, knownOldest) < 0) {
+                knownOldest = m;
+            }
             m.inActiveSet = true;
         }
     }
@@ -119,9 +135,9 @@ public final class GrantScheduler {
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
-        m.reorderPending = m.inActiveSet && active.comparator() != AGE && active.first() != m;
+        m.reorderPending = m.inActiveSet && active.comparator() != AGE && front() != m;
         if (m.reorderPending) {
-            active.remove(m);
+            rankedRemove(m);
         }
     }
 
@@ -133,14 +149,13 @@ public final class GrantScheduler {
             boolean stillActive = m.granted() < m.length();
             if (m.reorderPending) {
                 if (stillActive) {
-                    active.add(m);
+                    rankedAdd(m);
                 }
             } else if (!stillActive) {
-                active.remove(m); // still findable: it was the front message, and stays in front
+                rankedRemove(m); // still findable: it was the front message, and stays in front
             }
             if (!stillActive) {
-                activeByAge.remove(m);
-                m.inActiveSet = false;
+                leaveAgeOrder(m);
             }
         }
         m.reorderPending = false;
@@ -151,9 +166,7 @@ public final class GrantScheduler {
     public void removed(IncomingMessage m) {
         outstanding -= m.outstandingBytes();
         if (m.inActiveSet) {
-            active.remove(m);
-            activeByAge.remove(m);
-            m.inActiveSet = false;
+            deactivate(m);
         }
         if (m.inGrantedSet) {
             grantedSet.remove(m);
@@ -186,7 +199,10 @@ public final class GrantScheduler {
         if (active.isEmpty()) {
             return; // the FIFO grant completed the last active message
         }
-        int ranked = pickCandidates();
+        if (candidateCount < 0) {
+            candidateCount = pickCandidates();
+        }
+        int ranked = candidateCount;
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
         // Coalesce: a GRANT only when it moves the offset by a quarter of the window (at least a packet), so a
         // sender gets one per several packets rather than one per packet, and still never runs dry.
@@ -194,14 +210,13 @@ public final class GrantScheduler {
         List<IncomingMessage> fullyGranted = null;
         for (int rank = 0; rank < ranked; rank++) {
             IncomingMessage m = candidates[rank];
-            candidates[rank] = null;
             int priority = priorities.levelFor(rank, ranked);
             if (!m.inGrantedSet && grantedSet.size() >= maxOvercommit) {
                 continue;
             }
             int delta = grantAmount(m, m.receivedBytes() + window, minIncrement);
             if (delta > 0) {
-                if (m != activeByAge.first()) { // grants the oldest gets anyway are not owed a FIFO share
+                if (m != oldest()) { // grants the oldest gets anyway are not owed a FIFO share
                     fifoCredit = Math.min(2.0 * fifoIncrement,
                             fifoCredit + delta * fifoFraction / (1 - fifoFraction));
                 }
@@ -218,11 +233,69 @@ public final class GrantScheduler {
         }
         if (fullyGranted != null) {
             for (IncomingMessage m : fullyGranted) {
-                active.remove(m);
-                activeByAge.remove(m);
-                m.inActiveSet = false;
+                deactivate(m);
             }
         }
+    }
+
+    /** Every change to the grant order goes through here or {@link #rankedRemove}. */
+    private void rankedAdd(IncomingMessage m) {
+        active.add(m);
+        forgetPicksIfVisited(m);
+        if (knownFront != null && active.comparator().compare(m, knownFront) < 0) {
+            knownFront = m;
+        }
+    }
+
+    private void rankedRemove(IncomingMessage m) {
+        forgetPicksIfVisited(m);
+        active.remove(m);
+        if (m == knownFront) {
+            knownFront = null;
+        }
+    }
+
+    /** The front of the grant order; {@link #active} is not empty. */
+    private IncomingMessage front() {
+        if (knownFront == null) {
+            knownFront = active.first();
+        }
+        return knownFront;
+    }
+
+    /** The oldest message waiting for grants; there is one. */
+    private IncomingMessage oldest() {
+        if (knownOldest == null) {
+            knownOldest = activeByAge.first();
+        }
+        return knownOldest;
+    }
+
+    /**
+     * Drops the kept picks when {@code m}, entering or leaving the order with its current key, is in the part the
+     * last walk visited. A full walk stops at its last pick, so a message ranked behind that pick was never looked
+     * at, and adding or removing it would leave the walk's result as it was. A walk that found fewer picks saw the
+     * whole tree. (The one key change made in place, the front message's, keeps it in front: no pick moves.)
+     */
+    private void forgetPicksIfVisited(IncomingMessage m) {
+        if (candidateCount >= 0 && (candidateCount < maxOvercommit
+                || active.comparator().compare(m, candidates[candidateCount - 1]) <= 0)) {
+            candidateCount = -1;
+        }
+    }
+
+    /** {@code m} no longer waits for grants. */
+    private void deactivate(IncomingMessage m) {
+        rankedRemove(m);
+        leaveAgeOrder(m);
+    }
+
+    private void leaveAgeOrder(IncomingMessage m) {
+        activeByAge.remove(m);
+        if (m == knownOldest) {
+            knownOldest = null;
+        }
+        m.inActiveSet = false;
     }
 
     /** Fills {@link #candidates} in SRPT order, at most {@code maxPerPeer} per peer; returns how many. */
@@ -258,7 +331,7 @@ public final class GrantScheduler {
         if (fifoFraction <= 0 || fifoCredit < minGrantBytes) {
             return;
         }
-        IncomingMessage oldest = activeByAge.first();
+        IncomingMessage oldest = oldest();
         if (oldest.outstandingBytes() >= fifoIncrement) {
             return; // the last increment has not arrived yet; keep the credit
         }
@@ -272,9 +345,7 @@ public final class GrantScheduler {
         issue(sender, oldest, oldest.granted() + delta, priorities.highestLevel());
         refreshGrantedSet(oldest);
         if (oldest.granted() >= oldest.length()) {
-            active.remove(oldest);
-            activeByAge.remove(oldest);
-            oldest.inActiveSet = false;
+            deactivate(oldest);
         }
     }
 
