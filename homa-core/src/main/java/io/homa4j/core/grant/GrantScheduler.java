@@ -7,7 +7,6 @@ import io.homa4j.core.priority.ScheduledPriorities;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -53,21 +52,11 @@ public final class GrantScheduler {
     private static final Comparator<IncomingMessage> AGE = (a, b) -> Long.compare(a.sequence(), b.sequence());
 
     private final int maxOvercommit;
-    private final int maxPerPeer;
     /**
-     * The candidates, SRPT order, as picked from {@link #active} by the last pass; valid while
-     * {@code candidateCount >= 0}. Picking walks the tree past every message of an already picked peer, and the
-     * scheduler runs after every packet, most of which change nothing the walk saw; so the picks are kept until a
-     * message enters or leaves the part of the tree the walk visited (see {@link #forgetPicksIfVisited}).
+     * The first message of {@link #activeByAge}, or null when not known: it is asked for on every packet, and a
+     * tree finds its first entry by walking down from the root. A new message can only take the front from the
+     * one before; the front is looked up again once it leaves.
      */
-    private final IncomingMessage[] candidates;
-    private int candidateCount = -1;
-    /**
-     * The first message of {@link #active} and of {@link #activeByAge}, or null when not known: both are asked
-     * for on every packet, and a tree finds its first entry by walking down from the root. A new message can only
-     * take the front from the one before; the front is looked up again once it leaves.
-     */
-    private IncomingMessage knownFront;
     private IncomingMessage knownOldest;
     private final long maxIncoming;
     private final double fifoFraction;
@@ -75,8 +64,8 @@ public final class GrantScheduler {
     private final int fifoIncrement;
     private final ScheduledPriorities priorities;
     private final Metrics metrics;
-    /** Grant order: SRPT, or oldest first without SRPT. */
-    private final TreeSet<IncomingMessage> active;
+    /** Grant order: SRPT, or oldest first without SRPT; and the candidates picked from it. */
+    private final GrantOrder active;
     private final TreeSet<IncomingMessage> activeByAge = new TreeSet<>(AGE);
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     private long outstanding;
@@ -100,10 +89,8 @@ public final class GrantScheduler {
     public GrantScheduler(int maxOvercommit, int maxPerPeer, long maxIncoming, double fifoFraction,
                           int minGrantBytes, int fifoIncrement, ScheduledPriorities priorities, Metrics metrics,
                           boolean srpt) {
-        this.active = new TreeSet<>(srpt ? SRPT : AGE);
+        this.active = new GrantOrder(srpt ? SRPT : AGE, srpt, maxOvercommit, maxPerPeer);
         this.maxOvercommit = maxOvercommit;
-        this.maxPerPeer = maxPerPeer;
-        this.candidates = new IncomingMessage[maxOvercommit];
         this.maxIncoming = maxIncoming;
         this.fifoFraction = fifoFraction;
         this.minGrantBytes = minGrantBytes;
@@ -116,7 +103,7 @@ public final class GrantScheduler {
     public void added(IncomingMessage m) {
         outstanding += m.outstandingBytes();
         if (m.granted() < m.length()) {
-            rankedAdd(m);
+            active.add(m);
             activeByAge.add(m);
             if (knownOldest != null && AGE.compare(m, knownOldest) < 0) {
                 knownOldest = m;
@@ -135,10 +122,7 @@ public final class GrantScheduler {
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
-        m.reorderPending = m.inActiveSet && active.comparator() != AGE && front() != m;
-        if (m.reorderPending) {
-            rankedRemove(m);
-        }
+        m.reorderPending = m.inActiveSet && active.beginUpdate(m);
     }
 
     /** Call after {@link IncomingMessage#accept}: re-inserts with the new counters. */
@@ -148,11 +132,9 @@ public final class GrantScheduler {
             // A packet may raise the grant to the whole message (a retransmission's incoming): then m leaves.
             boolean stillActive = m.granted() < m.length();
             if (m.reorderPending) {
-                if (stillActive) {
-                    rankedAdd(m);
-                }
+                active.endUpdate(m, stillActive);
             } else if (!stillActive) {
-                rankedRemove(m); // still findable: it was the front message, and stays in front
+                active.remove(m); // still findable: it was the front message, and stays in front
             }
             if (!stillActive) {
                 leaveAgeOrder(m);
@@ -199,17 +181,14 @@ public final class GrantScheduler {
         if (active.isEmpty()) {
             return; // the FIFO grant completed the last active message
         }
-        if (candidateCount < 0) {
-            candidateCount = pickCandidates();
-        }
-        int ranked = candidateCount;
+        int ranked = active.pickCandidates();
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
         // Coalesce: a GRANT only when it moves the offset by a quarter of the window (at least a packet), so a
         // sender gets one per several packets rather than one per packet, and still never runs dry.
         long minIncrement = Math.max(minGrantBytes, window / 4);
         List<IncomingMessage> fullyGranted = null;
         for (int rank = 0; rank < ranked; rank++) {
-            IncomingMessage m = candidates[rank];
+            IncomingMessage m = active.pick(rank);
             int priority = priorities.levelFor(rank, ranked);
             if (!m.inGrantedSet && grantedSet.size() >= maxOvercommit) {
                 continue;
@@ -238,31 +217,6 @@ public final class GrantScheduler {
         }
     }
 
-    /** Every change to the grant order goes through here or {@link #rankedRemove}. */
-    private void rankedAdd(IncomingMessage m) {
-        active.add(m);
-        forgetPicksIfVisited(m);
-        if (knownFront != null && active.comparator().compare(m, knownFront) < 0) {
-            knownFront = m;
-        }
-    }
-
-    private void rankedRemove(IncomingMessage m) {
-        forgetPicksIfVisited(m);
-        active.remove(m);
-        if (m == knownFront) {
-            knownFront = null;
-        }
-    }
-
-    /** The front of the grant order; {@link #active} is not empty. */
-    private IncomingMessage front() {
-        if (knownFront == null) {
-            knownFront = active.first();
-        }
-        return knownFront;
-    }
-
     /** The oldest message waiting for grants; there is one. */
     private IncomingMessage oldest() {
         if (knownOldest == null) {
@@ -271,22 +225,9 @@ public final class GrantScheduler {
         return knownOldest;
     }
 
-    /**
-     * Drops the kept picks when {@code m}, entering or leaving the order with its current key, is in the part the
-     * last walk visited. A full walk stops at its last pick, so a message ranked behind that pick was never looked
-     * at, and adding or removing it would leave the walk's result as it was. A walk that found fewer picks saw the
-     * whole tree. (The one key change made in place, the front message's, keeps it in front: no pick moves.)
-     */
-    private void forgetPicksIfVisited(IncomingMessage m) {
-        if (candidateCount >= 0 && (candidateCount < maxOvercommit
-                || active.comparator().compare(m, candidates[candidateCount - 1]) <= 0)) {
-            candidateCount = -1;
-        }
-    }
-
     /** {@code m} no longer waits for grants. */
     private void deactivate(IncomingMessage m) {
-        rankedRemove(m);
+        active.remove(m);
         leaveAgeOrder(m);
     }
 
@@ -296,30 +237,6 @@ public final class GrantScheduler {
             knownOldest = null;
         }
         m.inActiveSet = false;
-    }
-
-    /** Fills {@link #candidates} in SRPT order, at most {@code maxPerPeer} per peer; returns how many. */
-    private int pickCandidates() {
-        int count = 0;
-        Iterator<IncomingMessage> it = active.iterator();
-        while (it.hasNext() && count < maxOvercommit) {
-            IncomingMessage m = it.next();
-            if (maxPerPeer < maxOvercommit && picksOfPeer(m, count) >= maxPerPeer) {
-                continue;
-            }
-            candidates[count++] = m;
-        }
-        return count;
-    }
-
-    private int picksOfPeer(IncomingMessage m, int count) {
-        int same = 0;
-        for (int i = 0; i < count; i++) {
-            if (candidates[i].owner().peerAddress().equals(m.owner().peerAddress())) {
-                same++;
-            }
-        }
-        return same;
     }
 
     /**

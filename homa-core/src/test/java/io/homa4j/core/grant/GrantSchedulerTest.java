@@ -12,7 +12,9 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -126,5 +128,19 @@ class GrantSchedulerTest {
         scheduler.added(d);
         receive(scheduler, a, UNSCHEDULED); // room for grants; a stays in front
         assertEquals(Set.of(a, d), pass(scheduler));
+    }
+
+    @Test
+    void aCandidateThatOvertakesAnotherIsGrantedAtTheBetterRanksLevel() {
+        GrantScheduler scheduler = twoSlotScheduler(6 * UNSCHEDULED);
+        IncomingMessage a = message(BUSY_PEER, 200_000, 0);
+        IncomingMessage b = message(OTHER_PEER, 230_000, 1);
+        scheduler.added(a);
+        scheduler.added(b);
+        assertEquals(Set.of(a, b), pass(scheduler));
+        receive(scheduler, b, b.granted()); // b now has fewer bytes left than a
+        Map<IncomingMessage, Integer> levels = new HashMap<>();
+        scheduler.schedule((m, offset, priority) -> levels.put(m, priority));
+        assertEquals(Map.of(b, 1), levels); // rank 0 of two: level 1; a has nothing new to be granted
     }
 }
