@@ -70,9 +70,14 @@ class GrantSchedulerTest {
         assertEquals(Set.of(all[0], all[1], all[2], all[3]), unlimited);
     }
 
-    private static GrantScheduler twoSlotScheduler(long maxIncoming) {
-        return new GrantScheduler(2, 1, maxIncoming, 0, PACKET, 10 * PACKET, new ScheduledPriorities(3),
-                new Metrics());
+    /** Two SRPT slots, one message per peer, no FIFO share; {@code messages} already arrived. */
+    private static GrantScheduler twoSlotScheduler(long maxIncoming, IncomingMessage... messages) {
+        GrantScheduler scheduler = new GrantScheduler(2, 1, maxIncoming, 0, PACKET, 10 * PACKET,
+                new ScheduledPriorities(3), new Metrics());
+        for (IncomingMessage m : messages) {
+            scheduler.added(m);
+        }
+        return scheduler;
     }
 
     private static IncomingMessage message(InetSocketAddress peer, int length, long sequence) {
@@ -103,13 +108,10 @@ class GrantSchedulerTest {
     @Test
     void aMessageThatOvertakesTheLastCandidateIsGrantedInTheNextPass() {
         // No room in the first pass: the unscheduled bytes fill the incoming budget. Candidates: a, then b.
-        GrantScheduler scheduler = twoSlotScheduler(3 * UNSCHEDULED);
         IncomingMessage a = message(BUSY_PEER, 200_000, 0);
         IncomingMessage b = message(OTHER_PEER, 300_000, 1);
         IncomingMessage c = message(THIRD_PEER, 310_000, 2);
-        scheduler.added(a);
-        scheduler.added(b);
-        scheduler.added(c);
+        GrantScheduler scheduler = twoSlotScheduler(3 * UNSCHEDULED, a, b, c);
         assertTrue(pass(scheduler).isEmpty());
         // c's unscheduled bytes arrive: it now has fewer bytes left than b, and room opened for it
         receive(scheduler, c, UNSCHEDULED);
@@ -118,11 +120,8 @@ class GrantSchedulerTest {
 
     @Test
     void aNewShorterMessageDisplacesTheLastCandidate() {
-        GrantScheduler scheduler = twoSlotScheduler(2 * UNSCHEDULED);
         IncomingMessage a = message(BUSY_PEER, 200_000, 0);
-        IncomingMessage b = message(OTHER_PEER, 300_000, 1);
-        scheduler.added(a);
-        scheduler.added(b);
+        GrantScheduler scheduler = twoSlotScheduler(2 * UNSCHEDULED, a, message(OTHER_PEER, 300_000, 1));
         assertTrue(pass(scheduler).isEmpty());
         IncomingMessage d = new IncomingMessage(new FakeRpc(THIRD_PEER), 250_000, false, 0, 2);
         scheduler.added(d);
@@ -132,11 +131,9 @@ class GrantSchedulerTest {
 
     @Test
     void aCandidateThatOvertakesAnotherIsGrantedAtTheBetterRanksLevel() {
-        GrantScheduler scheduler = twoSlotScheduler(6 * UNSCHEDULED);
         IncomingMessage a = message(BUSY_PEER, 200_000, 0);
         IncomingMessage b = message(OTHER_PEER, 230_000, 1);
-        scheduler.added(a);
-        scheduler.added(b);
+        GrantScheduler scheduler = twoSlotScheduler(6 * UNSCHEDULED, a, b);
         assertEquals(Set.of(a, b), pass(scheduler));
         receive(scheduler, b, b.granted()); // b now has fewer bytes left than a
         Map<IncomingMessage, Integer> levels = new HashMap<>();
