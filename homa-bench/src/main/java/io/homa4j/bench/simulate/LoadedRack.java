@@ -5,6 +5,7 @@ import io.homa4j.core.outgoing.Transmitter;
 import io.homa4j.core.sim.SimulatedNetwork;
 import io.homa4j.core.sim.SwitchPort;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 import java.net.InetSocketAddress;
 import java.util.SplittableRandom;
@@ -33,8 +34,9 @@ public final class LoadedRack implements AutoCloseable {
         this.payload = SharedPayload.allocate(plan.maxMessage());
         this.network = new SimulatedNetwork(plan.rack().networkConfig(plan.seed()));
         this.nodes = new RackNode[hosts];
+        ByteBufAllocator buffers = RackNode.rackBuffers();
         for (int i = 0; i < hosts; i++) {
-            nodes[i] = new RackNode(network.host(i), config, payload, observer);
+            nodes[i] = new RackNode(network.host(i), config, payload, observer, buffers);
         }
         SplittableRandom seeds = new SplittableRandom(plan.seed());
         for (int i = 0; i < hosts; i++) {

@@ -32,12 +32,12 @@ import java.util.SplittableRandom;
  */
 final class RackNode implements SimNode, RpcListener {
     /**
-     * The engines' packet and message buffers. Netty's pooled allocator rather than the default adaptive one: in
-     * this single-threaded loop its thread cache is cheaper per packet, and its direct buffers copy payload
-     * slices with one memory copy where the adaptive allocator's go through NIO views allocated per packet. The
-     * buffers' contents and lengths, and so the simulation, are the same either way.
+     * The engines' message buffers (packets: {@link RecyclingAllocator}). Netty's pooled allocator rather than the
+     * default adaptive one: its direct buffers copy payload slices with one memory copy where the adaptive
+     * allocator's go through NIO views allocated per copy. The buffers' contents and lengths, and so the
+     * simulation, are the same either way.
      */
-    private static final ByteBufAllocator SIM_ALLOCATOR = new PooledByteBufAllocator(true);
+    private static final ByteBufAllocator MESSAGE_BUFFERS = new PooledByteBufAllocator(true);
     private final SimHost host;
     private final HomaEngine engine;
     private final ByteBuf sharedPayload;
@@ -56,11 +56,17 @@ final class RackNode implements SimNode, RpcListener {
     private long maxWaiting;
     private boolean closing;
 
-    RackNode(SimHost host, HomaConfig config, ByteBuf sharedPayload, CallObserver observer) {
+    /** Buffers for the nodes of one rack: they share it, on the network's thread. */
+    static ByteBufAllocator rackBuffers() {
+        return new RecyclingAllocator(MESSAGE_BUFFERS);
+    }
+
+    /** @param buffers this rack's {@link #rackBuffers()} */
+    RackNode(SimHost host, HomaConfig config, ByteBuf sharedPayload, CallObserver observer, ByteBufAllocator buffers) {
         this.host = host;
         this.sharedPayload = sharedPayload;
         this.observer = observer;
-        this.engine = new HomaEngine(config, host.sink(), this, SIM_ALLOCATOR, host.nowNanos());
+        this.engine = new HomaEngine(config, host.sink(), this, buffers, host.nowNanos());
         host.attach(this);
     }
 

@@ -5,6 +5,7 @@ import io.homa4j.core.RpcFailure;
 import io.homa4j.core.outgoing.Transmitter;
 import io.homa4j.core.sim.SimulatedNetwork;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 import java.util.Arrays;
 import java.util.TreeSet;
@@ -116,8 +117,9 @@ public final class UnloadedRtt {
         IdleProbe(RackSpec rack, HomaConfig config, int maxLength) {
             this.network = new SimulatedNetwork(rack.withHosts(2).networkConfig(1));
             this.payload = SharedPayload.allocate(maxLength);
-            this.client = new RackNode(network.host(0), config, payload, this);
-            this.server = new RackNode(network.host(1), config, payload, this);
+            ByteBufAllocator buffers = RackNode.rackBuffers();
+            this.client = new RackNode(network.host(0), config, payload, this, buffers);
+            this.server = new RackNode(network.host(1), config, payload, this, buffers);
             rttNanos(1); // warm-up: both engines now know each other
         }
 

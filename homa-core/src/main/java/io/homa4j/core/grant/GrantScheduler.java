@@ -7,7 +7,6 @@ import io.homa4j.core.priority.ScheduledPriorities;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -53,17 +52,20 @@ public final class GrantScheduler {
     private static final Comparator<IncomingMessage> AGE = (a, b) -> Long.compare(a.sequence(), b.sequence());
 
     private final int maxOvercommit;
-    private final int maxPerPeer;
-    /** This pass's candidates, SRPT order (reused). */
-    private final IncomingMessage[] candidates;
+    /**
+     * The first message of {@link #activeByAge}, or null when not known: it is asked for on every packet, and a
+     * tree finds its first entry by walking down from the root. A new message can only take the front from the
+     * one before; the front is looked up again once it leaves.
+     */
+    private IncomingMessage knownOldest;
     private final long maxIncoming;
     private final double fifoFraction;
     private final int minGrantBytes;
     private final int fifoIncrement;
     private final ScheduledPriorities priorities;
     private final Metrics metrics;
-    /** Grant order: SRPT, or oldest first without SRPT. */
-    private final TreeSet<IncomingMessage> active;
+    /** Grant order: SRPT, or oldest first without SRPT; and the candidates picked from it. */
+    private final GrantOrder active;
     private final TreeSet<IncomingMessage> activeByAge = new TreeSet<>(AGE);
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     private long outstanding;
@@ -87,10 +89,8 @@ public final class GrantScheduler {
     public GrantScheduler(int maxOvercommit, int maxPerPeer, long maxIncoming, double fifoFraction,
                           int minGrantBytes, int fifoIncrement, ScheduledPriorities priorities, Metrics metrics,
                           boolean srpt) {
-        this.active = new TreeSet<>(srpt ? SRPT : AGE);
+        this.active = new GrantOrder(srpt ? SRPT : AGE, srpt, maxOvercommit, maxPerPeer);
         this.maxOvercommit = maxOvercommit;
-        this.maxPerPeer = maxPerPeer;
-        this.candidates = new IncomingMessage[maxOvercommit];
         this.maxIncoming = maxIncoming;
         this.fifoFraction = fifoFraction;
         this.minGrantBytes = minGrantBytes;
@@ -105,6 +105,9 @@ public final class GrantScheduler {
         if (m.granted() < m.length()) {
             active.add(m);
             activeByAge.add(m);
+            if (knownOldest != null && AGE.compare(m, knownOldest) < 0) {
+                knownOldest = m;
+            }
             m.inActiveSet = true;
         }
     }
@@ -119,10 +122,7 @@ public final class GrantScheduler {
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
-        m.reorderPending = m.inActiveSet && active.comparator() != AGE && active.first() != m;
-        if (m.reorderPending) {
-            active.remove(m);
-        }
+        m.reorderPending = m.inActiveSet && active.beginUpdate(m);
     }
 
     /** Call after {@link IncomingMessage#accept}: re-inserts with the new counters. */
@@ -132,15 +132,12 @@ public final class GrantScheduler {
             // A packet may raise the grant to the whole message (a retransmission's incoming): then m leaves.
             boolean stillActive = m.granted() < m.length();
             if (m.reorderPending) {
-                if (stillActive) {
-                    active.add(m);
-                }
+                active.endUpdate(m, stillActive);
             } else if (!stillActive) {
                 active.remove(m); // still findable: it was the front message, and stays in front
             }
             if (!stillActive) {
-                activeByAge.remove(m);
-                m.inActiveSet = false;
+                leaveAgeOrder(m);
             }
         }
         m.reorderPending = false;
@@ -151,9 +148,7 @@ public final class GrantScheduler {
     public void removed(IncomingMessage m) {
         outstanding -= m.outstandingBytes();
         if (m.inActiveSet) {
-            active.remove(m);
-            activeByAge.remove(m);
-            m.inActiveSet = false;
+            deactivate(m);
         }
         if (m.inGrantedSet) {
             grantedSet.remove(m);
@@ -186,22 +181,21 @@ public final class GrantScheduler {
         if (active.isEmpty()) {
             return; // the FIFO grant completed the last active message
         }
-        int ranked = pickCandidates();
+        int ranked = active.pickCandidates();
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
         // Coalesce: a GRANT only when it moves the offset by a quarter of the window (at least a packet), so a
         // sender gets one per several packets rather than one per packet, and still never runs dry.
         long minIncrement = Math.max(minGrantBytes, window / 4);
         List<IncomingMessage> fullyGranted = null;
         for (int rank = 0; rank < ranked; rank++) {
-            IncomingMessage m = candidates[rank];
-            candidates[rank] = null;
+            IncomingMessage m = active.pick(rank);
             int priority = priorities.levelFor(rank, ranked);
             if (!m.inGrantedSet && grantedSet.size() >= maxOvercommit) {
                 continue;
             }
             int delta = grantAmount(m, m.receivedBytes() + window, minIncrement);
             if (delta > 0) {
-                if (m != activeByAge.first()) { // grants the oldest gets anyway are not owed a FIFO share
+                if (m != oldest()) { // grants the oldest gets anyway are not owed a FIFO share
                     fifoCredit = Math.min(2.0 * fifoIncrement,
                             fifoCredit + delta * fifoFraction / (1 - fifoFraction));
                 }
@@ -218,35 +212,31 @@ public final class GrantScheduler {
         }
         if (fullyGranted != null) {
             for (IncomingMessage m : fullyGranted) {
-                active.remove(m);
-                activeByAge.remove(m);
-                m.inActiveSet = false;
+                deactivate(m);
             }
         }
     }
 
-    /** Fills {@link #candidates} in SRPT order, at most {@code maxPerPeer} per peer; returns how many. */
-    private int pickCandidates() {
-        int count = 0;
-        Iterator<IncomingMessage> it = active.iterator();
-        while (it.hasNext() && count < maxOvercommit) {
-            IncomingMessage m = it.next();
-            if (maxPerPeer < maxOvercommit && picksOfPeer(m, count) >= maxPerPeer) {
-                continue;
-            }
-            candidates[count++] = m;
+    /** The oldest message waiting for grants; there is one. */
+    private IncomingMessage oldest() {
+        if (knownOldest == null) {
+            knownOldest = activeByAge.first();
         }
-        return count;
+        return knownOldest;
     }
 
-    private int picksOfPeer(IncomingMessage m, int count) {
-        int same = 0;
-        for (int i = 0; i < count; i++) {
-            if (candidates[i].owner().peerAddress().equals(m.owner().peerAddress())) {
-                same++;
-            }
+    /** {@code m} no longer waits for grants. */
+    private void deactivate(IncomingMessage m) {
+        active.remove(m);
+        leaveAgeOrder(m);
+    }
+
+    private void leaveAgeOrder(IncomingMessage m) {
+        activeByAge.remove(m);
+        if (m == knownOldest) {
+            knownOldest = null;
         }
-        return same;
+        m.inActiveSet = false;
     }
 
     /**
@@ -258,7 +248,7 @@ public final class GrantScheduler {
         if (fifoFraction <= 0 || fifoCredit < minGrantBytes) {
             return;
         }
-        IncomingMessage oldest = activeByAge.first();
+        IncomingMessage oldest = oldest();
         if (oldest.outstandingBytes() >= fifoIncrement) {
             return; // the last increment has not arrived yet; keep the credit
         }
@@ -272,9 +262,7 @@ public final class GrantScheduler {
         issue(sender, oldest, oldest.granted() + delta, priorities.highestLevel());
         refreshGrantedSet(oldest);
         if (oldest.granted() >= oldest.length()) {
-            active.remove(oldest);
-            activeByAge.remove(oldest);
-            oldest.inActiveSet = false;
+            deactivate(oldest);
         }
     }
 

@@ -49,6 +49,12 @@ public final class Transmitter {
     private final int fifoEvery;
     /** Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. */
     private final TreeSet<OutgoingMessage> bySrpt;
+    /**
+     * The first of {@link #bySrpt}, or null when not known: it is asked for several times per packet, and a tree
+     * finds its first entry by walking down from the root. Only an added message can take the front (the front's
+     * own key changes in place only downwards); it is looked up again once the front leaves.
+     */
+    private OutgoingMessage knownFirst;
     private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(AGE);
     private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
     private long picks;
@@ -85,7 +91,7 @@ public final class Transmitter {
     /** Stops sending {@code m} (RPC finished or dropped). Does not release its payload. */
     public void remove(OutgoingMessage m) {
         if (m.inSendQueue) {
-            bySrpt.remove(m);
+            leaveSrptOrder(m);
             byAge.remove(m);
             m.inSendQueue = false;
         }
@@ -137,7 +143,7 @@ public final class Transmitter {
      */
     private void dequeue(OutgoingMessage m) {
         if (m.inSendQueue) {
-            bySrpt.remove(m);
+            leaveSrptOrder(m);
         }
     }
 
@@ -145,6 +151,9 @@ public final class Transmitter {
     private void requeue(OutgoingMessage m) {
         if (m.hasSendableBytes()) {
             bySrpt.add(m);
+            if (knownFirst != null && bySrpt.comparator().compare(m, knownFirst) < 0) {
+                knownFirst = m;
+            }
             if (!m.inSendQueue) {
                 byAge.add(m);
                 m.inSendQueue = true;
@@ -157,6 +166,21 @@ public final class Transmitter {
             retransmits.add(m);
             m.inRetransmitQueue = true;
         }
+    }
+
+    private void leaveSrptOrder(OutgoingMessage m) {
+        bySrpt.remove(m);
+        if (m == knownFirst) {
+            knownFirst = null;
+        }
+    }
+
+    /** The first message in SRPT order; there is one. */
+    private OutgoingMessage first() {
+        if (knownFirst == null) {
+            knownFirst = bySrpt.first();
+        }
+        return knownFirst;
     }
 
     /** Sends every DATA packet that is due now, within the pacer's bound. */
@@ -177,7 +201,7 @@ public final class Transmitter {
             if (bySrpt.isEmpty()) {
                 return;
             }
-            OutgoingMessage first = bySrpt.first();
+            OutgoingMessage first = first();
             int wire = wireBytes(first.nextSegmentLength(maxPayload));
             if (!pacer.hasRoom(wire, nowNanos)) {
                 if (!sendNeverDeferred(nowNanos)) {
@@ -195,7 +219,7 @@ public final class Transmitter {
         if (bySrpt.isEmpty()) {
             return false;
         }
-        OutgoingMessage first = bySrpt.first();
+        OutgoingMessage first = first();
         if (first.remainingBytes() > neverDeferBytes) {
             return false;
         }
@@ -206,7 +230,7 @@ public final class Transmitter {
     private void sendNew(OutgoingMessage m, long nowNanos) {
         // Sending lowers m's SRPT key and never changes its age: the front message stays in front, so it keeps
         // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward.
-        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == AGE || bySrpt.first() == m);
+        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == AGE || first() == m);
         if (!keepPlace) {
             dequeue(m);
         }
@@ -296,7 +320,7 @@ public final class Transmitter {
         if (bySrpt.isEmpty()) {
             return Long.MAX_VALUE;
         }
-        return pacer.roomAtNanos(wireBytes(bySrpt.first().nextSegmentLength(maxPayload)));
+        return pacer.roomAtNanos(wireBytes(first().nextSegmentLength(maxPayload)));
     }
 
     /** Messages with bytes waiting to be sent (new or retransmit). */

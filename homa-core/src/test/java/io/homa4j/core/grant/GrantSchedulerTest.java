@@ -4,18 +4,29 @@ import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.priority.ScheduledPriorities;
 import io.homa4j.core.rpc.Rpc;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.PacketEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class GrantSchedulerTest {
     private static final int PACKET = 1_432;
     private static final InetSocketAddress BUSY_PEER = new InetSocketAddress("198.18.0.1", 4000);
     private static final InetSocketAddress OTHER_PEER = new InetSocketAddress("198.18.0.2", 4000);
+    private static final InetSocketAddress THIRD_PEER = new InetSocketAddress("198.18.0.3", 4000);
+    private static final PacketEncoder SENDER = new PacketEncoder(new UnpooledByteBufAllocator(false, true));
+    private static final int UNSCHEDULED = 20_000;
 
     private record FakeRpc(InetSocketAddress peerAddress) implements Rpc {
         @Override public long wireId() { return 2; }
@@ -82,5 +93,76 @@ class GrantSchedulerTest {
         assertEquals(Set.of(comeback), second, "the busy peer's front message still has its window");
         scheduler.removed(comeback);
         scheduler.removed(shortOne);
+    }
+
+    /** Two SRPT slots, one message per peer, no FIFO share; {@code messages} already arrived. */
+    private static GrantScheduler twoSlotScheduler(long maxIncoming, IncomingMessage... messages) {
+        GrantScheduler scheduler = new GrantScheduler(2, 1, maxIncoming, 0, PACKET, 10 * PACKET,
+                new ScheduledPriorities(3), new Metrics());
+        for (IncomingMessage m : messages) {
+            scheduler.added(m);
+        }
+        return scheduler;
+    }
+
+    private static IncomingMessage message(InetSocketAddress peer, int length, long sequence) {
+        return new IncomingMessage(new FakeRpc(peer), length, false, UNSCHEDULED, sequence);
+    }
+
+    private static Set<IncomingMessage> pass(GrantScheduler scheduler) {
+        Set<IncomingMessage> granted = new LinkedHashSet<>();
+        scheduler.schedule((m, offset, priority) -> granted.add(m));
+        return granted;
+    }
+
+    /** Delivers bytes [0, length) of {@code m} in one DATA packet, the way the engine does. */
+    private static void receive(GrantScheduler scheduler, IncomingMessage m, int length) {
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[length]);
+        ByteBuf packet = SENDER.data(2, m.length(), 0, m.granted(), 0, 0, 0, payload, length);
+        try {
+            scheduler.beforeUpdate(m);
+            assertEquals(length, m.accept(new DataHeader().wrap(packet, packet.readerIndex()), packet,
+                    packet.readerIndex() + DataHeader.LENGTH));
+            scheduler.afterUpdate(m);
+        } finally {
+            packet.release();
+            m.release();
+        }
+    }
+
+    @Test
+    void aMessageThatOvertakesTheLastCandidateIsGrantedInTheNextPass() {
+        // No room in the first pass: the unscheduled bytes fill the incoming budget. Candidates: a, then b.
+        IncomingMessage a = message(BUSY_PEER, 200_000, 0);
+        IncomingMessage b = message(OTHER_PEER, 300_000, 1);
+        IncomingMessage c = message(THIRD_PEER, 310_000, 2);
+        GrantScheduler scheduler = twoSlotScheduler(3 * UNSCHEDULED, a, b, c);
+        assertTrue(pass(scheduler).isEmpty());
+        // c's unscheduled bytes arrive: it now has fewer bytes left than b, and room opened for it
+        receive(scheduler, c, UNSCHEDULED);
+        assertEquals(Set.of(c), pass(scheduler));
+    }
+
+    @Test
+    void aNewShorterMessageDisplacesTheLastCandidate() {
+        IncomingMessage a = message(BUSY_PEER, 200_000, 0);
+        GrantScheduler scheduler = twoSlotScheduler(2 * UNSCHEDULED, a, message(OTHER_PEER, 300_000, 1));
+        assertTrue(pass(scheduler).isEmpty());
+        IncomingMessage d = new IncomingMessage(new FakeRpc(THIRD_PEER), 250_000, false, 0, 2);
+        scheduler.added(d);
+        receive(scheduler, a, UNSCHEDULED); // room for grants; a stays in front
+        assertEquals(Set.of(a, d), pass(scheduler));
+    }
+
+    @Test
+    void aCandidateThatOvertakesAnotherIsGrantedAtTheBetterRanksLevel() {
+        IncomingMessage a = message(BUSY_PEER, 200_000, 0);
+        IncomingMessage b = message(OTHER_PEER, 230_000, 1);
+        GrantScheduler scheduler = twoSlotScheduler(6 * UNSCHEDULED, a, b);
+        assertEquals(Set.of(a, b), pass(scheduler));
+        receive(scheduler, b, b.granted()); // b now has fewer bytes left than a
+        Map<IncomingMessage, Integer> levels = new HashMap<>();
+        scheduler.schedule((m, offset, priority) -> levels.put(m, priority));
+        assertEquals(Map.of(b, 1), levels); // rank 0 of two: level 1; a has nothing new to be granted
     }
 }
