@@ -38,7 +38,9 @@ public final class SimulateCommand {
             "           [--out results/simulate] [--load-basis wire|data] [--warmup-ms W] [--drain-ms D]",
             "           [--max-message B] [--max-outstanding 1000] [--propagation-ns 200] [--switch-latency-ns 250]",
             "           [--port-buffer-kb 1024] [--shared-buffer-kb 8192] [--pacer-queue-ns N] [--progress lines|none]",
-            "           virtual-time rack on the real engine; writes DIR/results.csv, slowdown.csv, slowdown.svg");
+            "           [--in-process]",
+            "           virtual-time rack on the real engine; writes DIR/results.csv, slowdown.csv, slowdown.svg;",
+            "           runs in a child JVM on -XX:+UseParallelGC unless --in-process or a collector is chosen");
     static final String NO_SRPT = "--no-srpt";
     private static final Set<String> OPTIONS = Set.of("hosts", "link-gbps", "workload", "load", "duration-ms",
             "seed", "protocol", "priorities", "overcommit", "out", "load-basis", "warmup-ms", "drain-ms",
@@ -55,7 +57,15 @@ public final class SimulateCommand {
 
     /** Runs {@code simulate} with the arguments after its name; bad arguments throw {@link UsageException}. */
     public static int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Invocation inv = parse(argv);
+        List<String> tokens = new ArrayList<>(argv);
+        boolean inProcess = tokens.remove(ThroughputCollector.IN_PROCESS);
+        Invocation inv = parse(tokens);
+        if (!inProcess && ThroughputCollector.shouldRelaunch()) {
+            out.println("simulate: running in a child JVM with " + ThroughputCollector.FLAG
+                    + " (the throughput collector; " + ThroughputCollector.IN_PROCESS + " stays in this one)");
+            out.flush();
+            return ThroughputCollector.runChild(tokens);
+        }
         execute(inv, out);
         return Cli.OK;
     }

@@ -1,0 +1,33 @@
+package io.homa4j.bench.simulate;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ThroughputCollectorTest {
+    @Test
+    void theChildGetsTheSameOptionsThePlanAndTheParallelCollector() {
+        List<String> command = ThroughputCollector.childCommand("/jdk/bin/java", List.of("-Xmx2g", "-Dx=1"),
+                "homa-bench.jar", List.of("--workload", "w4", "--duration-ms", "5"));
+        assertEquals(List.of("/jdk/bin/java", "-Xmx2g", "-Dx=1", "-XX:+UseParallelGC", "-cp", "homa-bench.jar",
+                "io.homa4j.bench.Main", "simulate", "--workload", "w4", "--duration-ms", "5", "--in-process"),
+                command);
+    }
+
+    @Test
+    void aCollectorTheUserChoseIsKept() {
+        assertTrue(ThroughputCollector.collectorChosen(List.of("-Xmx1g", "-XX:+UseG1GC")));
+        assertTrue(ThroughputCollector.collectorChosen(List.of("-XX:+UseSerialGC")));
+        assertFalse(ThroughputCollector.collectorChosen(List.of("-Xmx1g", "-XX:MaxGCPauseMillis=10")));
+    }
+
+    @Test
+    void testsAndEmbeddersStayInProcess() {
+        // Under the test runner the JVM's main class is not the bench's, so no child is started.
+        assertFalse(ThroughputCollector.shouldRelaunch());
+    }
+}
