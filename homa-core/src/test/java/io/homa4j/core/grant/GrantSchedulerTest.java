@@ -95,6 +95,22 @@ class GrantSchedulerTest {
         scheduler.removed(shortOne);
     }
 
+    @Test
+    void aNewPeerRankedLastIsPickedOnceTheOthersHaveTheirPicks() {
+        GrantScheduler scheduler = new GrantScheduler(8, 1, 1_000_000, 0, PACKET, 10 * PACKET,
+                new ScheduledPriorities(3), new Metrics());
+        for (int i = 0; i < 20; i++) {
+            scheduler.added(new IncomingMessage(new FakeRpc(BUSY_PEER), 400_000 + i, false, 10_000, i));
+        }
+        scheduler.added(new IncomingMessage(new FakeRpc(OTHER_PEER), 410_000, false, 10_000, 20));
+        assertEquals(2, pass(scheduler).size(), "one message of each of the two peers");
+        // Every peer has its pick, so the walk stopped at the second; a third peer's message, ranked behind all
+        // 21, must still be found.
+        IncomingMessage third = new IncomingMessage(new FakeRpc(THIRD_PEER), 900_000, false, 10_000, 21);
+        scheduler.added(third);
+        assertTrue(pass(scheduler).contains(third), "the third peer's message got a grant");
+    }
+
     /** Two SRPT slots, one message per peer, no FIFO share; {@code messages} already arrived. */
     private static GrantScheduler twoSlotScheduler(long maxIncoming, IncomingMessage... messages) {
         GrantScheduler scheduler = new GrantScheduler(2, 1, maxIncoming, 0, PACKET, 10 * PACKET,
