@@ -70,38 +70,37 @@ class GrantSchedulerTest {
         assertEquals(Set.of(all[0], all[1], all[2], all[3]), unlimited);
     }
 
-    @Test
-    void aPeerWhoseMessagesLeftAndCameBackIsAskedAgain() {
+    /** Eight slots, one message per peer, 1 MB of incoming budget; {@code count} long messages of BUSY_PEER wait. */
+    private static GrantScheduler busyPeerScheduler(int count) {
         GrantScheduler scheduler = new GrantScheduler(8, 1, 1_000_000, 0, PACKET, 10 * PACKET,
                 new ScheduledPriorities(3), new Metrics());
-        for (int i = 0; i < 50; i++) {
+        for (int i = 0; i < count; i++) {
             scheduler.added(new IncomingMessage(new FakeRpc(BUSY_PEER), 400_000 + i, false, 10_000, i));
         }
+        return scheduler;
+    }
+
+    @Test
+    void aPeerWhoseMessagesLeftAndCameBackIsAskedAgain() {
+        GrantScheduler scheduler = busyPeerScheduler(50);
         // A short message of the other peer: fully granted in one pass, so it leaves the active set then.
         IncomingMessage shortOne = new IncomingMessage(new FakeRpc(OTHER_PEER), 20_000, false, 10_000, 50);
         scheduler.added(shortOne);
-        Set<IncomingMessage> first = new LinkedHashSet<>();
-        scheduler.schedule((m, offset, priority) -> first.add(m));
+        Set<IncomingMessage> first = pass(scheduler);
         assertEquals(20_000, shortOne.granted());
         assertEquals(2, first.size(), "the busy peer's shortest and the short one");
         // The other peer comes back with the longest message of all, last in SRPT order behind 49 of the busy
         // peer's: it is still found.
         IncomingMessage comeback = new IncomingMessage(new FakeRpc(OTHER_PEER), 900_000, false, 10_000, 51);
         scheduler.added(comeback);
-        Set<IncomingMessage> second = new LinkedHashSet<>();
-        scheduler.schedule((m, offset, priority) -> second.add(m));
-        assertEquals(Set.of(comeback), second, "the busy peer's front message still has its window");
+        assertEquals(Set.of(comeback), pass(scheduler), "the busy peer's front message still has its window");
         scheduler.removed(comeback);
         scheduler.removed(shortOne);
     }
 
     @Test
     void aNewPeerRankedLastIsPickedOnceTheOthersHaveTheirPicks() {
-        GrantScheduler scheduler = new GrantScheduler(8, 1, 1_000_000, 0, PACKET, 10 * PACKET,
-                new ScheduledPriorities(3), new Metrics());
-        for (int i = 0; i < 20; i++) {
-            scheduler.added(new IncomingMessage(new FakeRpc(BUSY_PEER), 400_000 + i, false, 10_000, i));
-        }
+        GrantScheduler scheduler = busyPeerScheduler(20);
         scheduler.added(new IncomingMessage(new FakeRpc(OTHER_PEER), 410_000, false, 10_000, 20));
         assertEquals(2, pass(scheduler).size(), "one message of each of the two peers");
         // Every peer has its pick, so the walk stopped at the second; a third peer's message, ranked behind all
