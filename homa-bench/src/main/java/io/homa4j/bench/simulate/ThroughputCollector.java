@@ -79,7 +79,9 @@ final class ThroughputCollector {
     private static boolean launchedFromMain() {
         String command = System.getProperty("sun.java.command", "");
         String first = command.split(" ", 2)[0];
-        return first.equals(Main.class.getName()) || first.endsWith("homa-bench.jar");
+        // java -jar puts the jar first and makes it the whole class path
+        return first.equals(Main.class.getName())
+                || first.endsWith(".jar") && first.equals(System.getProperty("java.class.path"));
     }
 
     private static String javaBinary() {
