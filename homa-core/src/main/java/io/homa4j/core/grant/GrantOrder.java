@@ -38,7 +38,7 @@ final class GrantOrder {
     /**
      * Peers with messages at the last walk. A peer that arrives with a message ranked behind a limit-bound walk's
      * last pick raises the limit without touching the visited part, so a different count means walking again
-     * (a re-sort's delete and insert leave the count as it was; a peer that leaves took a pick with it).
+     * (re-sorting does not count; a peer that leaves took a pick with it).
      */
     private int lastWalkPeers;
     /**
@@ -69,13 +69,17 @@ final class GrantOrder {
     }
 
     void add(IncomingMessage m) {
-        insert(m);
+        if (insert(m)) {
+            countIn(m);
+        }
         forgetPicksIfVisited(m);
     }
 
     void remove(IncomingMessage m) {
         forgetPicksIfVisited(m);
-        delete(m);
+        if (delete(m)) {
+            countOut(m);
+        }
     }
 
     /**
@@ -98,6 +102,7 @@ final class GrantOrder {
     void endUpdate(IncomingMessage m, boolean stillWaiting) {
         int pick = indexOfPick(m);
         if (!stillWaiting) {
+            countOut(m);
             if (pick >= 0) {
                 pickCount = -1;
             }
@@ -187,23 +192,34 @@ final class GrantOrder {
         return knownFront;
     }
 
-    private void insert(IncomingMessage m) {
-        if (order.add(m)) {
-            messagesPerPeer.computeIfAbsent(m.owner().peerAddress(), k -> new int[1])[0]++;
-        }
+    /** Into the tree (also to re-sort); returns whether it was not there. */
+    private boolean insert(IncomingMessage m) {
+        boolean added = order.add(m);
         if (knownFront != null && comparator.compare(m, knownFront) < 0) {
             knownFront = m;
         }
+        return added;
     }
 
-    private void delete(IncomingMessage m) {
-        InetSocketAddress peer = m.owner().peerAddress();
-        int[] count = order.remove(m) ? messagesPerPeer.get(peer) : null;
-        if (count != null && --count[0] == 0) {
-            messagesPerPeer.remove(peer);
-        }
+    /** Out of the tree (also to re-sort); returns whether it was there. */
+    private boolean delete(IncomingMessage m) {
+        boolean removed = order.remove(m);
         if (m == knownFront) {
             knownFront = null;
+        }
+        return removed;
+    }
+
+    // Membership per peer changes only when a message joins or leaves, not while it is re-sorted, so a DATA
+    // packet for a message behind the front costs no hash-map work.
+    private void countIn(IncomingMessage m) {
+        messagesPerPeer.computeIfAbsent(m.owner().peerAddress(), k -> new int[1])[0]++;
+    }
+
+    private void countOut(IncomingMessage m) {
+        InetSocketAddress peer = m.owner().peerAddress();
+        if (--messagesPerPeer.get(peer)[0] == 0) {
+            messagesPerPeer.remove(peer);
         }
     }
 }

@@ -84,7 +84,6 @@ public final class Transmitter {
 
     /** Starts sending {@code m}: its unscheduled bytes are sendable at once. */
     public void add(OutgoingMessage m) {
-        dequeue(m); // a no-op for a new message, which is what this is for
         requeue(m);
     }
 
