@@ -1,13 +1,13 @@
 package io.homa4j.core.grant;
 
 import io.homa4j.core.incoming.IncomingMessage;
+import io.homa4j.core.order.FirstCachingSet;
 
 import java.net.InetSocketAddress;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * The messages waiting for grants, in grant order, and the candidates picked from its front: the first
@@ -24,8 +24,8 @@ import java.util.TreeSet;
  * lowers the SRPT key); the front message is then left in place, as it stays in front. Engine thread only.
  */
 final class GrantOrder {
-    private final TreeSet<IncomingMessage> order;
-    private final Comparator<? super IncomingMessage> comparator;
+    /** Its first message is asked for on every packet (the front stays in place while its key drops). */
+    private final FirstCachingSet<IncomingMessage> order;
     /** Whether a key change can move a message (SRPT); oldest-first keys never change. */
     private final boolean keysChange;
     private final int maxPicks;
@@ -48,12 +48,9 @@ final class GrantOrder {
      * event loop's Java samples even with the picks kept between packets, 37% before).
      */
     private final Map<InetSocketAddress, int[]> messagesPerPeer = new HashMap<>();
-    /** The first message, or null when not known: a tree finds its first entry by walking down from the root. */
-    private IncomingMessage knownFront;
 
     GrantOrder(Comparator<IncomingMessage> comparator, boolean keysChange, int maxPicks, int maxPerPeer) {
-        this.order = new TreeSet<>(comparator);
-        this.comparator = comparator;
+        this.order = new FirstCachingSet<>(comparator);
         this.keysChange = keysChange;
         this.maxPicks = maxPicks;
         this.maxPerPeer = maxPerPeer;
@@ -69,7 +66,7 @@ final class GrantOrder {
     }
 
     void add(IncomingMessage m) {
-        if (insert(m)) {
+        if (order.add(m)) {
             countIn(m);
         }
         forgetPicksIfVisited(m);
@@ -77,7 +74,7 @@ final class GrantOrder {
 
     void remove(IncomingMessage m) {
         forgetPicksIfVisited(m);
-        if (delete(m)) {
+        if (order.remove(m)) {
             countOut(m);
         }
     }
@@ -94,7 +91,7 @@ final class GrantOrder {
         if (indexOfPick(m) < 0) {
             forgetPicksIfVisited(m);
         }
-        delete(m);
+        order.remove(m);
         return true;
     }
 
@@ -108,7 +105,7 @@ final class GrantOrder {
             }
             return;
         }
-        insert(m);
+        order.add(m);
         if (pick >= 0) {
             movePickForward(pick);
         } else {
@@ -166,7 +163,7 @@ final class GrantOrder {
     /** The pick at {@code index} got a lower key: it moves ahead of the picks it now ranks before. */
     private void movePickForward(int index) {
         IncomingMessage m = picks[index];
-        while (index > 0 && comparator.compare(m, picks[index - 1]) < 0) {
+        while (index > 0 && order.comparator().compare(m, picks[index - 1]) < 0) {
             picks[index] = picks[index - 1];
             index--;
         }
@@ -179,35 +176,15 @@ final class GrantOrder {
      * that found fewer picks saw the whole order.
      */
     private void forgetPicksIfVisited(IncomingMessage m) {
-        if (pickCount >= 0 && (pickCount < lastWalkLimit || comparator.compare(m, picks[pickCount - 1]) <= 0)) {
+        if (pickCount >= 0
+                && (pickCount < lastWalkLimit || order.comparator().compare(m, picks[pickCount - 1]) <= 0)) {
             pickCount = -1;
         }
     }
 
     /** The first message; the order is not empty. */
     IncomingMessage front() {
-        if (knownFront == null) {
-            knownFront = order.first();
-        }
-        return knownFront;
-    }
-
-    /** Into the tree (also to re-sort); returns whether it was not there. */
-    private boolean insert(IncomingMessage m) {
-        boolean added = order.add(m);
-        if (knownFront != null && comparator.compare(m, knownFront) < 0) {
-            knownFront = m;
-        }
-        return added;
-    }
-
-    /** Out of the tree (also to re-sort); returns whether it was there. */
-    private boolean delete(IncomingMessage m) {
-        boolean removed = order.remove(m);
-        if (m == knownFront) {
-            knownFront = null;
-        }
-        return removed;
+        return order.first();
     }
 
     // Membership per peer changes only when a message joins or leaves, not while it is re-sorted, so a DATA

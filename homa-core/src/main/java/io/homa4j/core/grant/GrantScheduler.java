@@ -2,6 +2,7 @@ package io.homa4j.core.grant;
 
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.Metrics;
+import io.homa4j.core.order.FirstCachingSet;
 import io.homa4j.core.priority.ScheduledPriorities;
 
 import java.util.ArrayList;
@@ -9,7 +10,6 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The receiver's grant policy (Homa's receiver-driven congestion control).
@@ -52,12 +52,6 @@ public final class GrantScheduler {
     private static final Comparator<IncomingMessage> AGE = (a, b) -> Long.compare(a.sequence(), b.sequence());
 
     private final int maxOvercommit;
-    /**
-     * The first message of {@link #activeByAge}, or null when not known: it is asked for on every packet, and a
-     * tree finds its first entry by walking down from the root. A new message can only take the front from the
-     * one before; the front is looked up again once it leaves.
-     */
-    private IncomingMessage knownOldest;
     private final long maxIncoming;
     private final double fifoFraction;
     private final int minGrantBytes;
@@ -66,7 +60,8 @@ public final class GrantScheduler {
     private final Metrics metrics;
     /** Grant order: SRPT, or oldest first without SRPT; and the candidates picked from it. */
     private final GrantOrder active;
-    private final TreeSet<IncomingMessage> activeByAge = new TreeSet<>(AGE);
+    /** The same messages oldest first; its first is asked for on every packet. */
+    private final FirstCachingSet<IncomingMessage> activeByAge = new FirstCachingSet<>(AGE);
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     private long outstanding;
     /** Accrues from SRPT grants; capped so a long SRPT run does not bank a burst of FIFO grants. */
@@ -105,9 +100,6 @@ public final class GrantScheduler {
         if (m.granted() < m.length()) {
             active.add(m);
             activeByAge.add(m);
-            if (knownOldest != null && AGE.compare(m, knownOldest) < 0) {
-                knownOldest = m;
-            }
             m.inActiveSet = true;
         }
     }
@@ -195,7 +187,7 @@ public final class GrantScheduler {
             }
             int delta = grantAmount(m, m.receivedBytes() + window, minIncrement);
             if (delta > 0) {
-                if (m != oldest()) { // grants the oldest gets anyway are not owed a FIFO share
+                if (m != activeByAge.first()) { // grants the oldest gets anyway are not owed a FIFO share
                     fifoCredit = Math.min(2.0 * fifoIncrement,
                             fifoCredit + delta * fifoFraction / (1 - fifoFraction));
                 }
@@ -217,14 +209,6 @@ public final class GrantScheduler {
         }
     }
 
-    /** The oldest message waiting for grants; there is one. */
-    private IncomingMessage oldest() {
-        if (knownOldest == null) {
-            knownOldest = activeByAge.first();
-        }
-        return knownOldest;
-    }
-
     /** {@code m} no longer waits for grants. */
     private void deactivate(IncomingMessage m) {
         active.remove(m);
@@ -233,9 +217,6 @@ public final class GrantScheduler {
 
     private void leaveAgeOrder(IncomingMessage m) {
         activeByAge.remove(m);
-        if (m == knownOldest) {
-            knownOldest = null;
-        }
         m.inActiveSet = false;
     }
 
@@ -248,7 +229,7 @@ public final class GrantScheduler {
         if (fifoFraction <= 0 || fifoCredit < minGrantBytes) {
             return;
         }
-        IncomingMessage oldest = oldest();
+        IncomingMessage oldest = activeByAge.first();
         if (oldest.outstandingBytes() >= fifoIncrement) {
             return; // the last increment has not arrived yet; keep the credit
         }

@@ -3,6 +3,7 @@ package io.homa4j.core.outgoing;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.metrics.Metrics;
+import io.homa4j.core.order.FirstCachingSet;
 import io.homa4j.core.pacer.Pacer;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketEncoder;
@@ -47,21 +48,19 @@ public final class Transmitter {
     private final int neverDeferBytes;
     private final int controlPriority;
     private final int fifoEvery;
-    /** Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. */
-    private final TreeSet<OutgoingMessage> bySrpt;
     /**
-     * The first of {@link #bySrpt}, or null when not known: it is asked for several times per packet, and a tree
-     * finds its first entry by walking down from the root. Only an added message can take the front (the front's
-     * own key changes in place only downwards); it is looked up again once the front leaves.
+     * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
+     * for several times per packet; only an added message can take the front (the front's own key changes in
+     * place only downwards).
      */
-    private OutgoingMessage knownFirst;
+    private final FirstCachingSet<OutgoingMessage> bySrpt;
     private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(AGE);
     private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
     private long picks;
     private boolean sentSinceFlush;
 
     public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, long nowNanos) {
-        this.bySrpt = new TreeSet<>(config.srpt() ? SRPT : AGE);
+        this.bySrpt = new FirstCachingSet<>(config.srpt() ? SRPT : AGE);
         this.sink = sink;
         this.encoder = encoder;
         this.metrics = metrics;
@@ -90,7 +89,7 @@ public final class Transmitter {
     /** Stops sending {@code m} (RPC finished or dropped). Does not release its payload. */
     public void remove(OutgoingMessage m) {
         if (m.inSendQueue) {
-            leaveSrptOrder(m);
+            bySrpt.remove(m);
             byAge.remove(m);
             m.inSendQueue = false;
         }
@@ -142,7 +141,7 @@ public final class Transmitter {
      */
     private void dequeue(OutgoingMessage m) {
         if (m.inSendQueue) {
-            leaveSrptOrder(m);
+            bySrpt.remove(m);
         }
     }
 
@@ -150,9 +149,6 @@ public final class Transmitter {
     private void requeue(OutgoingMessage m) {
         if (m.hasSendableBytes()) {
             bySrpt.add(m);
-            if (knownFirst != null && bySrpt.comparator().compare(m, knownFirst) < 0) {
-                knownFirst = m;
-            }
             if (!m.inSendQueue) {
                 byAge.add(m);
                 m.inSendQueue = true;
@@ -165,21 +161,6 @@ public final class Transmitter {
             retransmits.add(m);
             m.inRetransmitQueue = true;
         }
-    }
-
-    private void leaveSrptOrder(OutgoingMessage m) {
-        bySrpt.remove(m);
-        if (m == knownFirst) {
-            knownFirst = null;
-        }
-    }
-
-    /** The first message in SRPT order; there is one. */
-    private OutgoingMessage first() {
-        if (knownFirst == null) {
-            knownFirst = bySrpt.first();
-        }
-        return knownFirst;
     }
 
     /** Sends every DATA packet that is due now, within the pacer's bound. */
@@ -200,7 +181,7 @@ public final class Transmitter {
             if (bySrpt.isEmpty()) {
                 return;
             }
-            OutgoingMessage first = first();
+            OutgoingMessage first = bySrpt.first();
             int wire = wireBytes(first.nextSegmentLength(maxPayload));
             if (!pacer.hasRoom(wire, nowNanos)) {
                 if (!sendNeverDeferred(nowNanos)) {
@@ -218,7 +199,7 @@ public final class Transmitter {
         if (bySrpt.isEmpty()) {
             return false;
         }
-        OutgoingMessage first = first();
+        OutgoingMessage first = bySrpt.first();
         if (first.remainingBytes() > neverDeferBytes) {
             return false;
         }
@@ -229,7 +210,7 @@ public final class Transmitter {
     private void sendNew(OutgoingMessage m, long nowNanos) {
         // Sending lowers m's SRPT key and never changes its age: the front message stays in front, so it keeps
         // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward.
-        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == AGE || first() == m);
+        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == AGE || bySrpt.first() == m);
         if (!keepPlace) {
             dequeue(m);
         }
@@ -319,7 +300,7 @@ public final class Transmitter {
         if (bySrpt.isEmpty()) {
             return Long.MAX_VALUE;
         }
-        return pacer.roomAtNanos(wireBytes(first().nextSegmentLength(maxPayload)));
+        return pacer.roomAtNanos(wireBytes(bySrpt.first().nextSegmentLength(maxPayload)));
     }
 
     /** Messages with bytes waiting to be sent (new or retransmit). */
