@@ -10,8 +10,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,7 +38,7 @@ class CrashRestartTest {
     private static final HomaConfig CONFIG = HomaConfig.builder().rttMicros(100).abortTicks(2_000).build();
 
     private final Map<Long, AtomicInteger> handlerRuns = new ConcurrentHashMap<>();
-    private final List<HomaEndpoint> endpoints = new ArrayList<>();
+    private final OpenedEndpoints endpoints = new OpenedEndpoints();
     private final ExecutorService retrier = Executors.newSingleThreadExecutor();
 
     private final Semaphore slots = new Semaphore(OUTSTANDING);
@@ -60,8 +58,7 @@ class CrashRestartTest {
 
     @AfterEach
     void closeAll() {
-        endpoints.forEach(e -> System.out.println(e + "\n  " + e.transportStats() + "\n  " + e.metrics()));
-        endpoints.forEach(HomaEndpoint::close);
+        endpoints.closeAll();
         retrier.shutdownNow();
     }
 

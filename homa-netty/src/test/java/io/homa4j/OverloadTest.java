@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OverloadTest {
     private static final long WAIT_SECONDS = 60;
-    private final List<HomaEndpoint> endpoints = new ArrayList<>();
+    private final OpenedEndpoints endpoints = new OpenedEndpoints();
     private final List<ExecutorService> executors = new ArrayList<>();
 
     @BeforeEach
@@ -44,8 +44,7 @@ class OverloadTest {
 
     @AfterEach
     void closeAll() {
-        endpoints.forEach(e -> System.out.println(e + "\n  " + e.transportStats() + "\n  " + e.metrics()));
-        endpoints.forEach(HomaEndpoint::close);
+        endpoints.closeAll();
         executors.forEach(ExecutorService::shutdownNow);
     }
 
