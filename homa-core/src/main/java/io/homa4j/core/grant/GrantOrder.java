@@ -49,7 +49,7 @@ final class GrantOrder {
      */
     private final Map<InetSocketAddress, int[]> messagesPerPeer = new HashMap<>();
 
-    GrantOrder(Comparator<IncomingMessage> comparator, boolean keysChange, int maxPicks, int maxPerPeer) {
+    GrantOrder(Comparator<? super IncomingMessage> comparator, boolean keysChange, int maxPicks, int maxPerPeer) {
         this.order = new FirstCachingSet<>(comparator);
         this.keysChange = keysChange;
         this.maxPicks = maxPicks;

@@ -3,10 +3,10 @@ package io.homa4j.core.grant;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.order.FirstCachingSet;
+import io.homa4j.core.order.Ranked;
 import io.homa4j.core.priority.ScheduledPriorities;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,7 +28,7 @@ import java.util.Set;
  *   <li>Each slot holder may run {@code window = maxIncoming / (candidates + 1)} bytes ahead of what it has
  *       received; the total of granted-but-unreceived bytes over all incoming messages (unscheduled bytes
  *       included, as in the Linux module) never exceeds {@code maxIncomingBytes} because of a grant.</li>
- *   <li>FIFO share: for every byte granted by SRPT, {@code f/(1-f)} bytes of credit accrue; when the credit
+ *   <li>FIFO share: for every byte granted by Ranked.SRPT, {@code f/(1-f)} bytes of credit accrue; when the credit
  *       reaches one increment, the oldest active message gets that increment at the highest scheduled level,
  *       before the SRPT pass takes the room, and without needing a slot (as the module's FIFO grants ignore
  *       overcommit), so long messages progress under a stream of shorter ones. It gets the next increment only
@@ -43,13 +43,6 @@ public final class GrantScheduler {
         void sendGrant(IncomingMessage message, int offset, int priority);
     }
 
-    // Spelled out rather than Comparator.comparingInt(..).thenComparingLong(..): the same order, without two
-    // more levels of lambda calls on every comparison (these trees are updated on every DATA packet).
-    private static final Comparator<IncomingMessage> SRPT = (a, b) -> {
-        int byRemaining = Integer.compare(a.remainingBytes(), b.remainingBytes());
-        return byRemaining != 0 ? byRemaining : Long.compare(a.sequence(), b.sequence());
-    };
-    private static final Comparator<IncomingMessage> AGE = (a, b) -> Long.compare(a.sequence(), b.sequence());
 
     private final int maxOvercommit;
     private final long maxIncoming;
@@ -61,7 +54,7 @@ public final class GrantScheduler {
     /** Grant order: SRPT, or oldest first without SRPT; and the candidates picked from it. */
     private final GrantOrder active;
     /** The same messages oldest first; its first is asked for on every packet. */
-    private final FirstCachingSet<IncomingMessage> activeByAge = new FirstCachingSet<>(AGE);
+    private final FirstCachingSet<IncomingMessage> activeByAge = new FirstCachingSet<>(Ranked.AGE);
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     private long outstanding;
     /** Accrues from SRPT grants; capped so a long SRPT run does not bank a burst of FIFO grants. */
@@ -84,7 +77,7 @@ public final class GrantScheduler {
     public GrantScheduler(int maxOvercommit, int maxPerPeer, long maxIncoming, double fifoFraction,
                           int minGrantBytes, int fifoIncrement, ScheduledPriorities priorities, Metrics metrics,
                           boolean srpt) {
-        this.active = new GrantOrder(srpt ? SRPT : AGE, srpt, maxOvercommit, maxPerPeer);
+        this.active = new GrantOrder(srpt ? Ranked.SRPT : Ranked.AGE, srpt, maxOvercommit, maxPerPeer);
         this.maxOvercommit = maxOvercommit;
         this.maxIncoming = maxIncoming;
         this.fifoFraction = fifoFraction;

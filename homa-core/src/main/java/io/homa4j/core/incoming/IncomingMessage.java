@@ -1,5 +1,6 @@
 package io.homa4j.core.incoming;
 
+import io.homa4j.core.order.Ranked;
 import io.homa4j.core.rpc.Rpc;
 import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
@@ -15,7 +16,7 @@ import io.netty.buffer.ByteBuf;
  * <p>Also carries the receiver-side grant state the {@code grant} package reads: bytes granted so far, bytes
  * received, arrival order. Engine thread only.
  */
-public final class IncomingMessage {
+public final class IncomingMessage implements Ranked {
     /**
      * Holes tracked per message: one per 512 bytes of message, between 16 and 4096, so the bookkeeping of a
      * message stays within about 1.6% of the buffer its length reserves. Packets that would need more are dropped
@@ -142,6 +143,7 @@ public final class IncomingMessage {
         return error;
     }
 
+    @Override
     public long sequence() {
         return sequence;
     }
@@ -150,6 +152,7 @@ public final class IncomingMessage {
         return receivedBytes;
     }
 
+    @Override
     public int remainingBytes() {
         return length - receivedBytes;
     }

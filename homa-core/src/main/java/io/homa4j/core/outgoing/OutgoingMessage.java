@@ -1,5 +1,6 @@
 package io.homa4j.core.outgoing;
 
+import io.homa4j.core.order.Ranked;
 import io.homa4j.core.rpc.Rpc;
 import io.netty.buffer.ByteBuf;
 
@@ -8,7 +9,7 @@ import io.netty.buffer.ByteBuf;
  * it go (unscheduled bytes plus grants), the priorities to use, and ranges a RESEND asked for again.
  * Owned by the {@link Transmitter}; engine thread only.
  */
-public final class OutgoingMessage {
+public final class OutgoingMessage implements Ranked {
     /** Pending retransmit ranges beyond this are merged into one. */
     private static final int MAX_RETRANSMIT_RANGES = 8;
 
@@ -68,6 +69,7 @@ public final class OutgoingMessage {
         return flags;
     }
 
+    @Override
     public long sequence() {
         return sequence;
     }
@@ -81,6 +83,7 @@ public final class OutgoingMessage {
     }
 
     /** Bytes never transmitted yet: the SRPT key on the sender. */
+    @Override
     public int remainingBytes() {
         return length - nextOffset;
     }

@@ -4,6 +4,7 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.order.FirstCachingSet;
+import io.homa4j.core.order.Ranked;
 import io.homa4j.core.pacer.Pacer;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketEncoder;
@@ -12,7 +13,6 @@ import io.netty.buffer.ByteBuf;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.Comparator;
 import java.util.TreeSet;
 
 /**
@@ -30,13 +30,6 @@ import java.util.TreeSet;
  * Engine thread only.
  */
 public final class Transmitter {
-    // Spelled out rather than Comparator.comparingInt(..).thenComparingLong(..): the same order, without two
-    // more levels of lambda calls on every comparison (these trees are updated on every DATA packet).
-    private static final Comparator<OutgoingMessage> SRPT = (a, b) -> {
-        int byRemaining = Integer.compare(a.remainingBytes(), b.remainingBytes());
-        return byRemaining != 0 ? byRemaining : Long.compare(a.sequence(), b.sequence());
-    };
-    private static final Comparator<OutgoingMessage> AGE = (a, b) -> Long.compare(a.sequence(), b.sequence());
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Transmitter.class);
 
@@ -49,18 +42,18 @@ public final class Transmitter {
     private final int controlPriority;
     private final int fifoEvery;
     /**
-     * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
+     * Next-to-send order: Ranked.SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
      * for several times per packet; only an added message can take the front (the front's own key changes in
      * place only downwards).
      */
     private final FirstCachingSet<OutgoingMessage> bySrpt;
-    private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(AGE);
+    private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(Ranked.AGE);
     private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
     private long picks;
     private boolean sentSinceFlush;
 
     public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, long nowNanos) {
-        this.bySrpt = new FirstCachingSet<>(config.srpt() ? SRPT : AGE);
+        this.bySrpt = new FirstCachingSet<>(config.srpt() ? Ranked.SRPT : Ranked.AGE);
         this.sink = sink;
         this.encoder = encoder;
         this.metrics = metrics;
@@ -110,7 +103,7 @@ public final class Transmitter {
      * A RESEND arrived for {@code m}: retransmit what of the range was sent, and treat the range's end as granted.
      *
      * @return true when none of the range could be retransmitted because its bytes are still waiting here to be
-     *         sent for the first time (sender SRPT, pacer): nothing was lost, and the caller should answer BUSY so
+     *         sent for the first time (sender Ranked.SRPT, pacer): nothing was lost, and the caller should answer BUSY so
      *         the receiver's silence timer knows the sender is alive (as the Linux module does). False when a
      *         retransmission was queued, or when the range lies beyond the message (a receiver that took the wrong
      *         length from a corrupted packet: no answer, so that call times out instead of being kept alive)
@@ -210,7 +203,7 @@ public final class Transmitter {
     private void sendNew(OutgoingMessage m, long nowNanos) {
         // Sending lowers m's SRPT key and never changes its age: the front message stays in front, so it keeps
         // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward.
-        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == AGE || bySrpt.first() == m);
+        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == Ranked.AGE || bySrpt.first() == m);
         if (!keepPlace) {
             dequeue(m);
         }
