@@ -10,12 +10,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ThroughputCollectorTest {
     @Test
-    void theChildGetsTheSameOptionsThePlanAndTheParallelCollector() {
+    void theChildGetsTheSameOptionsThePlanTheParallelCollectorAndNoLeakSampling() {
         List<String> command = ThroughputCollector.childCommand("/jdk/bin/java", List.of("-Xmx2g", "-Dx=1"),
                 "homa-bench.jar", List.of("--workload", "w4", "--duration-ms", "5"));
-        assertEquals(List.of("/jdk/bin/java", "-Xmx2g", "-Dx=1", "-XX:+UseParallelGC", "-cp", "homa-bench.jar",
+        assertEquals(List.of("/jdk/bin/java", "-Xmx2g", "-Dx=1", "-XX:+UseParallelGC",
+                "-Dio.netty.leakDetection.level=disabled", "-cp", "homa-bench.jar",
                 "io.homa4j.bench.Main", "simulate", "--workload", "w4", "--duration-ms", "5", "--in-process"),
                 command);
+    }
+
+    @Test
+    void aLeakDetectionLevelTheUserChoseIsKept() {
+        List<String> command = ThroughputCollector.childCommand("/jdk/bin/java",
+                List.of("-Dio.netty.leakDetection.level=paranoid"), "homa-bench.jar", List.of("--workload", "w1"));
+        assertTrue(command.contains("-Dio.netty.leakDetection.level=paranoid"));
+        assertFalse(command.contains("-Dio.netty.leakDetection.level=disabled"));
+        assertTrue(ThroughputCollector.leakDetectionChosen(List.of("-Dio.netty.leakDetectionLevel=simple")));
     }
 
     @Test
