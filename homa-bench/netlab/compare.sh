@@ -2,7 +2,8 @@
 # compare.sh: Homa vs TCP in the emulated rack (netlab.sh), all-to-all as in the reference benchmark.
 #
 # Brings the rack up, measures its unloaded RTT, then for each protocol (Homa first, then TCP) starts one bench
-# server and one open-loop client JVM in every host; each client sends to the servers of all other hosts.
+# JVM per host, `homa-bench.jar node`: an echo server and an open-loop client in one process (for Homa one
+# endpoint, as a host has one Homa transport instance); each client sends to the servers of all other hosts.
 # The clients' histograms are merged by `homa-bench.jar merge` into OUT/results.csv and OUT/rtt.svg.
 # CPU utilisation is reported next to the results: machine-wide from /proc/stat deltas (all cores, including
 # the kernel's packet processing for the rack, and anything else running on the machine) and the rack JVMs' own
@@ -202,41 +203,46 @@ run_protocol() {
   mkdir -p "$dir"
   # a fresh rack for each protocol: empty queues, zeroed switch counters
   netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" >/dev/null
-  local server_pids=()
+  # One JVM per host, as a Homa host has one transport instance: hosts 1..CLIENTS run a node (echo server and
+  # client; for Homa one endpoint, so one pacer and one grant scheduler per host), the others a plain server.
+  # TCP runs the same way, so both have the same processes on the same cores.
+  local server_pids=() client_pids=() started_at servers
   for ((i = 1; i <= HOSTS; i++)); do
-    # shellcheck disable=SC2086
-    # ip netns exec execs the JVM in place, so $! is the JVM's pid (a shell function here would hide it)
-    ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" server --protocol "$protocol" --port "$PORT" --bind "$(addr "$i")" \
-      --link-mbps "$LINK_MBPS" --rtt-us "$rtt_us" --max-message "$MAX_MESSAGE" \
-      >"$dir/server-h$i.out" 2>"$dir/server-h$i.err" &
-    server_pids+=($!)
+    local common=(--protocol "$protocol" --port "$PORT" --bind "$(addr "$i")" --link-mbps "$LINK_MBPS"
+      --rtt-us "$rtt_us" --max-message "$MAX_MESSAGE")
+    if ((i <= CLIENTS)); then
+      servers=""
+      for ((j = 1; j <= HOSTS; j++)); do
+        ((j == i)) || servers+="${servers:+,}$(addr "$j"):$PORT"
+      done
+      # shellcheck disable=SC2086
+      # ip netns exec execs the JVM in place, so $! is the JVM's pid (a shell function here would hide it)
+      ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" node "${common[@]}" --servers "$servers" \
+        --workload "$WORKLOAD" --load-mbps "$request_mbps" --duration "$DURATION" --out "$dir/client-h$i" \
+        --seed $((SEED * 1000 + i)) --start-file "$dir/start" "${extra_client_args[@]}" \
+        >"$dir/node-h$i.out" 2>"$dir/node-h$i.err" &
+      client_pids+=($!)
+    else
+      # shellcheck disable=SC2086
+      ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" server "${common[@]}" \
+        >"$dir/node-h$i.out" 2>"$dir/node-h$i.err" &
+      server_pids+=($!)
+    fi
     jvm_pids+=($!)
   done
-  local deadline=$((SECONDS + 90))
+  local deadline=$((SECONDS + 90)) all_pids=("${client_pids[@]}" "${server_pids[@]}")
   for ((i = 1; i <= HOSTS; i++)); do
-    until grep -q '^homa-bench server: protocol=' "$dir/server-h$i.out" 2>/dev/null; do
-      kill -0 "${server_pids[i - 1]}" 2>/dev/null || { tail -5 "$dir/server-h$i.err" >&2; die "$protocol server in h$i exited"; }
-      ((SECONDS < deadline)) || die "$protocol server in h$i not ready after 90 s"
+    until grep -q '^homa-bench \(server\|node\): protocol=' "$dir/node-h$i.out" 2>/dev/null; do
+      kill -0 "${all_pids[i - 1]}" 2>/dev/null || { tail -5 "$dir/node-h$i.err" >&2; die "$protocol JVM in h$i exited"; }
+      ((SECONDS < deadline)) || die "$protocol JVM in h$i not serving after 90 s"
       sleep 0.2
     done
   done
-  log "$protocol: $HOSTS servers ready; starting $CLIENTS clients"
-  local started_at client_pids=()
+  log "$protocol: $HOSTS hosts serving; starting the clients in hosts 1..$CLIENTS"
   started_at=$SECONDS
-  for ((i = 1; i <= CLIENTS; i++)); do
-    servers=""
-    for ((j = 1; j <= HOSTS; j++)); do
-      ((j == i)) || servers+="${servers:+,}$(addr "$j"):$PORT"
-    done
-    # shellcheck disable=SC2086
-    ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" client --protocol "$protocol" --servers "$servers" \
-      --workload "$WORKLOAD" --load-mbps "$request_mbps" --duration "$DURATION" --max-message "$MAX_MESSAGE" \
-      --out "$dir/client-h$i" --bind "$(addr "$i")" --link-mbps "$LINK_MBPS" --rtt-us "$rtt_us" \
-      --seed $((SEED * 1000 + i)) "${extra_client_args[@]}" \
-      >"$dir/client-h$i.out" 2>"$dir/client-h$i.err" &
-    client_pids+=($!)
-    jvm_pids+=($!)
-  done
+  touch "$dir/start"
+  # a client is done when its node prints the summary line (its server keeps answering the others)
+  client_running() { kill -0 "$1" 2>/dev/null && ! grep -q 'requests sent=' "$2" 2>/dev/null; }
   # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
   # the drain), machine-wide and for the rack's JVMs
   local limit alive pid status measure_from measure_to summary
@@ -247,7 +253,7 @@ run_protocol() {
   deadline=$((SECONDS + limit))
   while :; do
     alive=0
-    for pid in "${client_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    for ((i = 1; i <= CLIENTS; i++)); do client_running "${client_pids[i - 1]}" "$dir/node-h$i.out" && alive=1; done
     if [[ -z "$cpu_before" ]] && ((SECONDS - started_at >= measure_from || !alive)); then
       cpu_before=$(cpu_sample); jvm_before=$(jvm_cpu_ticks "${server_pids[@]}" "${client_pids[@]}")
       window_start=$SECONDS
@@ -266,16 +272,17 @@ run_protocol() {
   done
   [[ -n "$cpu_after" ]] || { cpu_after=$(cpu_sample); window_end=$SECONDS; }
   local jvm_ticks=$((jvm_after - jvm_before)) wall=$((window_end - window_start))
+  # every client is done (or hung): now the servers may stop
+  for pid in "${client_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for ((i = 1; i <= CLIENTS; i++)); do
     pid=${client_pids[i - 1]}
-    kill -TERM "$pid" 2>/dev/null || true
     status=0
     wait "$pid" || status=$?
     if ((status != 0)); then
-      log "$protocol: client h$i exited with $status: $(tail -3 "$dir/client-h$i.err" | tr '\n' ' ')"
+      log "$protocol: node h$i exited with $status: $(tail -3 "$dir/node-h$i.err" | tr '\n' ' ')"
       failed=1
     fi
-    summary=$(grep 'requests sent=' "$dir/client-h$i.out" 2>/dev/null | tail -1)
+    summary=$(grep 'requests sent=' "$dir/node-h$i.out" 2>/dev/null | tail -1)
     log "$protocol h$i: $summary"
     awk -v p="$protocol" -v h="h$i" '{
         for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }

@@ -8,7 +8,7 @@
 #     results.csv rows for every protocol (RPCs that failed are printed, not failed on: that is the protocol's
 #     result, not the scripts')
 #   - the rack is not completely gone afterwards
-# The compare.sh part (about 40 s: eight JVM starts) is skipped with NETLAB_SMOKE_RACK_ONLY=1.
+# The compare.sh part (about 20 s: four JVM starts) is skipped with NETLAB_SMOKE_RACK_ONLY=1.
 # Uses its own prefix (homa-smoke) so it never touches a developer's rack.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -25,6 +25,7 @@ public final class Cli {
         switch (argv[0]) {
             case "server": command = new ServerCommand(); break;
             case "client": command = new ClientCommand(); break;
+            case "node": command = new NodeCommand(); break;
             case "merge": command = new MergeCommand(); break;
             case "compare": command = new CompareCommand(); break;
             case "jmh": command = new JmhCommand(); break;

@@ -9,6 +9,7 @@ import io.homa4j.bench.report.HistogramsCsv;
 import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.ResultsCsv;
 import io.homa4j.bench.transport.BenchClient;
+import io.homa4j.bench.transport.BenchServer;
 import io.homa4j.bench.transport.Protocol;
 import io.homa4j.bench.transport.TransportOptions;
 import io.homa4j.bench.workload.Workload;
@@ -34,7 +35,7 @@ final class ClientCommand implements Command {
     static final int DEFAULT_RTT_US = 100;
     static final int DEFAULT_MAX_OUTSTANDING = 200;
     static final int DEFAULT_MAX_MESSAGE = 1_000_000;
-    private static final Set<String> OPTIONS = Set.of("protocol", "servers", "workload", "load-mbps", "duration",
+    static final Set<String> OPTIONS = Set.of("protocol", "servers", "workload", "load-mbps", "duration",
             "max-message", "out", "bind", "link-mbps", "rtt-us", "max-outstanding", "max-waiting", "seed", "warmup",
             "drain", "tcp-connections", "progress", "spin-us");
 
@@ -120,10 +121,16 @@ final class ClientCommand implements Command {
 
     /** Connects, runs, writes DIR/results.csv and DIR/histograms.csv, prints the summary line on {@code out}. */
     static RunStats execute(Plan plan, PrintStream out, PrintStream err) throws Exception {
+        return execute(plan, null, out, err);
+    }
+
+    /** As {@link #execute(Plan, PrintStream, PrintStream)}, as the client of {@code local} (null: on its own). */
+    static RunStats execute(Plan plan, BenchServer local, PrintStream out, PrintStream err) throws Exception {
         LatencyRecorder recorder = new LatencyRecorder(LengthBuckets.forWorkload(plan.driver().workload()));
         RunStats stats;
         OpenLoopDriver driver;
-        try (BenchClient client = plan.protocol().connect(plan.servers(), plan.transport())) {
+        try (BenchClient client = local == null ? plan.protocol().connect(plan.servers(), plan.transport())
+                : plan.protocol().connect(plan.servers(), plan.transport(), local)) {
             err.println(client.describe());
             err.println(String.format(Locale.ROOT, "%s: workload %s (mean %.0f B), offered %.1f Mbit/s"
                             + " (%.0f requests/s), %d length buckets %s", plan.protocol().id(),

@@ -11,6 +11,9 @@ public final class Usage {
             "           [--max-outstanding 200] [--max-waiting N] [--seed S] [--warmup S] [--drain S]",
             "           [--tcp-connections 32] [--progress auto|cr|lines|none]",
             "           open-loop Poisson client; writes DIR/results.csv and DIR/histograms.csv",
+            "  node     --port P [--start-file F] and the client's options",
+            "           one host of an all-to-all run: echo server and client in one JVM (Homa: one endpoint);",
+            "           the client starts once F exists, the server answers until SIGTERM/SIGINT",
             "  merge    --in DIR1,DIR2,... --out DIR [--title T]",
             "           merges histograms.csv files into DIR/results.csv, DIR/histograms.csv, DIR/rtt.svg",
             "  compare  [--workload w4] [--load 0.8] [--link-mbps " + CompareCommand.DEFAULT_LINK_MBPS + "]"

@@ -34,39 +34,58 @@ public final class HomaTransport {
                 .transport(TransportType.AUTO)
                 .build();
         endpoint.serve((ctx, request) -> ctx.reply(request.retain()));
-        return new BenchServer() {
-            @Override
-            public InetSocketAddress localAddress() {
-                return endpoint.localAddress();
-            }
+        return new HomaServer(endpoint);
+    }
 
-            @Override
-            public String describe() {
-                return "homa echo server on " + endpoint.localAddress() + " (" + config + ")";
-            }
+    /** The echo server's endpoint, which a client in the same process may share (see {@link #connect}). */
+    private static final class HomaServer implements BenchServer {
+        private final HomaEndpoint endpoint;
 
-            @Override
-            public String statistics() {
-                return "homa server transport: " + endpoint.transportStats() + System.lineSeparator()
-                        + "homa server engine: " + endpoint.metrics();
-            }
+        HomaServer(HomaEndpoint endpoint) {
+            this.endpoint = endpoint;
+        }
 
-            @Override
-            public void close() {
-                endpoint.close();
-            }
-        };
+        @Override
+        public InetSocketAddress localAddress() {
+            return endpoint.localAddress();
+        }
+
+        @Override
+        public String describe() {
+            return "homa echo server on " + endpoint.localAddress() + " (" + endpoint.config() + ")";
+        }
+
+        @Override
+        public String statistics() {
+            return "homa server transport: " + endpoint.transportStats() + System.lineSeparator()
+                    + "homa server engine: " + endpoint.metrics();
+        }
+
+        @Override
+        public void close() {
+            endpoint.close();
+        }
     }
 
     public static BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
+        return connect(servers, options, null);
+    }
+
+    /**
+     * A client; with {@code local} a Homa echo server of this process, its calls go out of that server's endpoint,
+     * as on a Homa host, where one transport instance carries the host's requests and responses alike: one pacer
+     * and one SRPT order for everything the host sends, one grant scheduler for everything it receives. The
+     * client's {@code close} then leaves the endpoint to the server.
+     */
+    public static BenchClient connect(List<InetSocketAddress> servers, TransportOptions options, BenchServer local) {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("no servers");
         }
-        HomaConfig config = config(options);
-        HomaEndpoint endpoint = HomaEndpoint.builder()
+        boolean shared = local instanceof HomaServer;
+        HomaEndpoint endpoint = shared ? ((HomaServer) local).endpoint : HomaEndpoint.builder()
                 .bindAddress(options.bindAddress())
                 .port(0)
-                .config(config)
+                .config(config(options))
                 .transport(TransportType.AUTO)
                 .build();
         InetSocketAddress[] targets = servers.toArray(new InetSocketAddress[0]);
@@ -87,18 +106,22 @@ public final class HomaTransport {
 
             @Override
             public String statistics() {
-                return "homa client transport: " + endpoint.transportStats() + System.lineSeparator()
+                // a shared endpoint's counters are the server's too; it reports them
+                return shared ? "" : "homa client transport: " + endpoint.transportStats() + System.lineSeparator()
                         + "homa client engine: " + endpoint.metrics();
             }
 
             @Override
             public String describe() {
-                return "homa client on " + endpoint.localAddress() + " (" + config + ")";
+                return "homa client on " + endpoint.localAddress() + (shared ? ", the echo server's endpoint" : "")
+                        + " (" + endpoint.config() + ")";
             }
 
             @Override
             public void close() {
-                endpoint.close();
+                if (!shared) {
+                    endpoint.close();
+                }
             }
         };
     }

@@ -16,6 +16,11 @@ public enum Protocol {
         public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
             return HomaTransport.connect(servers, options);
         }
+
+        @Override
+        public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options, BenchServer local) {
+            return HomaTransport.connect(servers, options, local);
+        }
     },
     TCP {
         @Override
@@ -34,6 +39,16 @@ public enum Protocol {
 
     /** A client of {@code servers}; TCP connects eagerly and throws {@link IllegalStateException} on failure. */
     public abstract BenchClient connect(List<InetSocketAddress> servers, TransportOptions options);
+
+    /**
+     * A client of {@code servers} in the process that runs {@code local}, an echo server of this protocol: Homa
+     * sends from the server's endpoint (one transport instance per host, as the Linux module has); TCP's
+     * connections are the host kernel's either way, so it connects as {@link #connect(List, TransportOptions)}.
+     * Closing the client leaves {@code local} serving.
+     */
+    public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options, BenchServer local) {
+        return connect(servers, options);
+    }
 
     /** Lower-case name, as on the command line and in the CSV files. */
     public String id() {

@@ -49,6 +49,10 @@ class CliTest {
                     + "=>--progress must be",
             "client|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--max-message|0"
                     + "=>--max-message must be in",
+            "node|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x"
+                    + "=>missing required option --port",
+            "node|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--port|1|--bogus|1"
+                    + "=>unknown option --bogus",
             "server|--protocol|tcp=>missing required option --port",
             "server|--protocol|tcp|--port|-3=>--port must be in",
             "merge|--out|x=>missing required option --in",
