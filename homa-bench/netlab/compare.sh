@@ -18,13 +18,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 HOSTS=4
-# 25 Mbit/s: the rate at which the eight Homa JVMs leave the CPU free (43% of the 2 cores in the W4 run of
-# 2026-12-02 21:10 UTC, docs/results.md); at 100 Mbit/s they use 91-97% and Homa's long messages wait for CPU.
+# 25 Mbit/s: the rate at which the Homa JVMs leave the CPU free (one JVM per host: 21-22% of the 2 cores in the
+# W4 runs of 2026-12-02 22:45-23:00 UTC, docs/results.md; at 100 Mbit/s 63%, the machine 75% busy).
 LINK_MBPS=25
 WORKLOAD=w4
 LOAD=0.8
 DURATION=30
-WARMUP=10   # eight JVMs start on two cores: keep their JIT compilation out of the measured window
+WARMUP=10   # the JVMs start on two cores: keep their JIT compilation out of the measured window
 OUT=results/netlab
 MAX_MESSAGE=1000000
 RTT_US=auto
