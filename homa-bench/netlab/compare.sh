@@ -158,6 +158,23 @@ jvm_cpu_ticks() {   # utime + stime of our JVMs so far
   echo "$total"
 }
 
+# bytes sent so far by every switch egress port (the downlinks to hosts 1..H), from each port's root qdisc;
+# with the time, so the utilisation of every downlink over the measured phase can be reported
+port_bytes_sample() {
+  local i line
+  line=$(date +%s.%N)
+  for ((i = 1; i <= HOSTS; i++)); do
+    line+=" $(tc -n "$PREFIX-sw" -s qdisc show dev "p$i" 2>/dev/null | awk '/^qdisc htb 1: root/ { root = 1 }
+      root && /Sent/ { print $2; exit }')"
+  done
+  echo "$line"
+}
+port_report() {   # protocol before after -> one CSV line per port: protocol,port,mbps,pct_of_link
+  awk -v p="$1" -v a="$2" -v b="$3" -v r="$LINK_MBPS" 'BEGIN {
+    n = split(a, x, " "); split(b, y, " "); t = y[1] - x[1]; if (t <= 0) t = 1
+    for (i = 2; i <= n; i++) { m = (y[i] - x[i]) * 8 / t / 1e6; printf "%s,p%d,%.2f,%.1f\n", p, i - 1, m, 100 * m / r } }'
+}
+
 # --- the rack -----------------------------------------------------------------------------------------------
 netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" | tee -a "$OUT/run.log"
 if [[ "$RTT_US" == auto ]]; then
@@ -188,6 +205,7 @@ echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,ra
   >"$OUT/cpu.csv"
 
 echo "protocol,host,sent,completed,failed,unfinished,achieved_mbps" >"$OUT/clients.csv"
+echo "protocol,switch_port,wire_mbps,pct_of_link" >"$OUT/links.csv"
 extra_client_args=(--progress none --spin-us 0 --warmup "$WARMUP")
 [[ -n "$TCP_CONNECTIONS" ]] && extra_client_args+=(--tcp-connections "$TCP_CONNECTIONS")
 [[ -n "$MAX_OUTSTANDING" ]] && extra_client_args+=(--max-outstanding "$MAX_OUTSTANDING")
@@ -246,7 +264,7 @@ run_protocol() {
   # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
   # the drain), machine-wide and for the rack's JVMs
   local limit alive pid status measure_from measure_to summary
-  local cpu_before="" cpu_after="" jvm_before=0 jvm_after=0 window_start=0 window_end=0
+  local cpu_before="" cpu_after="" jvm_before=0 jvm_after=0 window_start=0 window_end=0 ports_before="" ports_after=""
   limit=$(awk -v w="$WARMUP" -v d="$DURATION" -v e="$CLIENT_TIMEOUT_EXTRA" 'BEGIN { printf "%d", w + d + e }')
   measure_from=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
   measure_to=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 1 }')
@@ -256,10 +274,12 @@ run_protocol() {
     for ((i = 1; i <= CLIENTS; i++)); do client_running "${client_pids[i - 1]}" "$dir/node-h$i.out" && alive=1; done
     if [[ -z "$cpu_before" ]] && ((SECONDS - started_at >= measure_from || !alive)); then
       cpu_before=$(cpu_sample); jvm_before=$(jvm_cpu_ticks "${server_pids[@]}" "${client_pids[@]}")
+      ports_before=$(port_bytes_sample)
       window_start=$SECONDS
     fi
     if [[ -z "$cpu_after" ]] && ((SECONDS - started_at >= measure_to || !alive)); then
       cpu_after=$(cpu_sample); jvm_after=$(jvm_cpu_ticks "${server_pids[@]}" "${client_pids[@]}")
+      ports_after=$(port_bytes_sample)
       window_end=$SECONDS
     fi
     ((alive)) || break
@@ -270,7 +290,11 @@ run_protocol() {
     fi
     sleep 0.5
   done
-  [[ -n "$cpu_after" ]] || { cpu_after=$(cpu_sample); window_end=$SECONDS; }
+  [[ -n "$cpu_after" ]] || { cpu_after=$(cpu_sample); window_end=$SECONDS; ports_after=$(port_bytes_sample); }
+  # what every downlink carried on the wire (frames as the qdisc counts them: Ethernet header, no FCS/preamble)
+  port_report "$protocol" "$ports_before" "$ports_after" >>"$OUT/links.csv"
+  log "$protocol: switch egress (downlink) wire rate over the measured phase, Mbit/s (% of the link):" \
+    "$(awk -F, -v p="$protocol" '$1 == p { printf "%s %s (%s%%); ", $2, $3, $4 }' "$OUT/links.csv")"
   local jvm_ticks=$((jvm_after - jvm_before)) wall=$((window_end - window_start))
   # every client is done (or hung): now the servers may stop
   for pid in "${client_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -330,5 +354,8 @@ awk -F, 'NR > 1 && ($5 + $6) > 0 { bad[$1] += $5 + $6 } END {
 echo
 echo "CPU (all cores = 100%):"
 column -t -s, "$OUT/cpu.csv" 2>/dev/null || cat "$OUT/cpu.csv"
-echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/clients.csv, $OUT/cpu.csv, $OUT/run.log"
+echo
+echo "Switch egress ports (downlinks to the hosts) over the measured phase, wire bytes:"
+column -t -s, "$OUT/links.csv" 2>/dev/null || cat "$OUT/links.csv"
+echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/clients.csv, $OUT/cpu.csv, $OUT/links.csv, $OUT/run.log"
 exit "$failed"
