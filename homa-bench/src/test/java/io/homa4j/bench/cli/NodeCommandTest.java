@@ -81,9 +81,9 @@ class NodeCommandTest {
             });
             assertTrue(out.summary.await(30, TimeUnit.SECONDS), "no summary line: " + out.text());
             assertFalse(exit.isDone(), "the node keeps serving after its client is done");
-            assertFalse(clientRunning.get());
             stop.countDown();
             assertEquals(Cli.OK, exit.get(30, TimeUnit.SECONDS));
+            assertFalse(clientRunning.get());
             String[] lines = out.text().split("\n");
             assertTrue(lines[0].startsWith(NodeCommand.READY_PREFIX + protocol.id() + " listening=127.0.0.1:"),
                     lines[0]);
