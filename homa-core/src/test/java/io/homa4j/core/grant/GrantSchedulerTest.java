@@ -146,6 +146,49 @@ class GrantSchedulerTest {
     }
 
     @Test
+    void incrementsAreAQuarterWindowAndAtLeastTwoPacketsOrHalfTheWindow() {
+        assertEquals(PACKET, GrantScheduler.minIncrement(PACKET, PACKET));         // window of one packet
+        assertEquals(PACKET, GrantScheduler.minIncrement(2 * PACKET, PACKET));
+        assertEquals(3 * PACKET / 2, GrantScheduler.minIncrement(3 * PACKET, PACKET)); // half the window
+        assertEquals(2 * PACKET, GrantScheduler.minIncrement(4 * PACKET, PACKET));
+        assertEquals(2 * PACKET, GrantScheduler.minIncrement(8 * PACKET, PACKET));
+        assertEquals(5 * PACKET, GrantScheduler.minIncrement(20 * PACKET, PACKET)); // a quarter once that is more
+    }
+
+    @Test
+    void aSmallWindowIsRefilledEveryTwoPacketsNotEveryPacket() {
+        // one message, incoming budget 8 packets: window 4 packets, unscheduled one packet
+        GrantScheduler scheduler = new GrantScheduler(8, 1, 8L * PACKET, 0, PACKET, PACKET,
+                new ScheduledPriorities(3), new Metrics());
+        IncomingMessage m = new IncomingMessage(new FakeRpc(BUSY_PEER), 100 * PACKET, false, PACKET, 0);
+        scheduler.added(m);
+        assertEquals(Set.of(m), pass(scheduler));
+        assertEquals(4 * PACKET, m.granted());
+        int grants = 0;
+        for (int packet = 0; packet < 20; packet++) {
+            receiveAt(scheduler, m, packet * PACKET);
+            grants += pass(scheduler).size();
+            long inFlight = m.granted() - (long) (packet + 1) * PACKET;
+            assertTrue(inFlight >= 2 * PACKET, "packet " + packet + ": " + inFlight + " B granted ahead");
+        }
+        assertEquals(10, grants, "one GRANT per two DATA packets");
+    }
+
+    /** Delivers one full packet of {@code m} at {@code offset}. */
+    private static void receiveAt(GrantScheduler scheduler, IncomingMessage m, int offset) {
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[m.length()]);
+        ByteBuf packet = SENDER.data(2, m.length(), offset, m.granted(), 0, 0, 0, payload, PACKET);
+        try {
+            scheduler.beforeUpdate(m);
+            assertEquals(PACKET, m.accept(new DataHeader().wrap(packet, packet.readerIndex()), packet,
+                    packet.readerIndex() + DataHeader.LENGTH));
+            scheduler.afterUpdate(m);
+        } finally {
+            packet.release();
+        }
+    }
+
+    @Test
     void aMessageThatOvertakesTheLastCandidateIsGrantedInTheNextPass() {
         // No room in the first pass: the unscheduled bytes fill the incoming budget. Candidates: a, then b.
         IncomingMessage a = message(BUSY_PEER, 200_000, 0);
