@@ -130,10 +130,19 @@ class GrantSchedulerTest {
         return granted;
     }
 
-    /** Delivers bytes [0, length) of {@code m} in one DATA packet, the way the engine does. */
+    /** Delivers bytes [0, length) of {@code m} in one DATA packet, the way the engine does, and frees its buffer. */
     private static void receive(GrantScheduler scheduler, IncomingMessage m, int length) {
-        ByteBuf payload = Unpooled.wrappedBuffer(new byte[length]);
-        ByteBuf packet = SENDER.data(2, m.length(), 0, m.granted(), 0, 0, 0, payload, length);
+        try {
+            deliver(scheduler, m, 0, length);
+        } finally {
+            m.release();
+        }
+    }
+
+    /** Delivers bytes [offset, offset + length) of {@code m} in one DATA packet, the way the engine does. */
+    private static void deliver(GrantScheduler scheduler, IncomingMessage m, int offset, int length) {
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[offset + length]);
+        ByteBuf packet = SENDER.data(2, m.length(), offset, m.granted(), 0, 0, 0, payload, length);
         try {
             scheduler.beforeUpdate(m);
             assertEquals(length, m.accept(new DataHeader().wrap(packet, packet.readerIndex()), packet,
@@ -141,7 +150,6 @@ class GrantSchedulerTest {
             scheduler.afterUpdate(m);
         } finally {
             packet.release();
-            m.release();
         }
     }
 
@@ -166,26 +174,13 @@ class GrantSchedulerTest {
         assertEquals(4 * PACKET, m.granted());
         int grants = 0;
         for (int packet = 0; packet < 20; packet++) {
-            receiveAt(scheduler, m, packet * PACKET);
+            deliver(scheduler, m, packet * PACKET, PACKET);
             grants += pass(scheduler).size();
             long inFlight = m.granted() - (long) (packet + 1) * PACKET;
             assertTrue(inFlight >= 2 * PACKET, "packet " + packet + ": " + inFlight + " B granted ahead");
         }
         assertEquals(10, grants, "one GRANT per two DATA packets");
-    }
-
-    /** Delivers one full packet of {@code m} at {@code offset}. */
-    private static void receiveAt(GrantScheduler scheduler, IncomingMessage m, int offset) {
-        ByteBuf payload = Unpooled.wrappedBuffer(new byte[m.length()]);
-        ByteBuf packet = SENDER.data(2, m.length(), offset, m.granted(), 0, 0, 0, payload, PACKET);
-        try {
-            scheduler.beforeUpdate(m);
-            assertEquals(PACKET, m.accept(new DataHeader().wrap(packet, packet.readerIndex()), packet,
-                    packet.readerIndex() + DataHeader.LENGTH));
-            scheduler.afterUpdate(m);
-        } finally {
-            packet.release();
-        }
+        m.release();
     }
 
     @Test
