@@ -276,7 +276,6 @@ public final class GrantScheduler {
         int delta = newGranted - m.granted();
         outstanding += delta;
         m.granted(newGranted);
-        m.lastGrantPriority(priority);
         metrics.granted(delta);
         metrics.grantedBytesOutstanding(outstanding);
         sender.sendGrant(m, newGranted, priority);

@@ -30,13 +30,13 @@ public final class IncomingMessage implements Ranked {
     private final int length;
     private final boolean error;
     private final long sequence;
+    /** What the sender could send before any grant from us: the unscheduled bytes. */
     private final int initialGranted;
     private final ReceivedRanges ranges;
     private ByteBuf buffer;
     private boolean emptySeen;
     private int receivedBytes;
     private int granted;
-    private int lastGrantPriority = -1;
     private long reservedBytes;
     /** Set by the grant scheduler while this message holds scheduled bytes not yet received. */
     public boolean inGrantedSet;
@@ -166,11 +166,6 @@ public final class IncomingMessage implements Ranked {
         granted = offset;
     }
 
-    /** What the sender could send before any grant from us. */
-    public int initialGranted() {
-        return initialGranted;
-    }
-
     /** Bytes charged to the buffer limits for this message (0 once released). */
     public long reservedBytes() {
         return reservedBytes;
@@ -192,14 +187,6 @@ public final class IncomingMessage implements Ranked {
     /** Receives one missing range {@code [start, end)}. */
     public interface GapVisitor {
         void gap(int start, int end);
-    }
-
-    public int lastGrantPriority() {
-        return lastGrantPriority;
-    }
-
-    public void lastGrantPriority(int p) {
-        lastGrantPriority = p;
     }
 
     /** Bytes granted (unscheduled included) that have not arrived. */
