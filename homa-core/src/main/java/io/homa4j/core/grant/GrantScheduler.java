@@ -28,7 +28,7 @@ import java.util.Set;
  *   <li>Each slot holder may run {@code window = maxIncoming / (candidates + 1)} bytes ahead of what it has
  *       received; the total of granted-but-unreceived bytes over all incoming messages (unscheduled bytes
  *       included, as in the Linux module) never exceeds {@code maxIncomingBytes} because of a grant.</li>
- *   <li>FIFO share: for every byte granted by Ranked.SRPT, {@code f/(1-f)} bytes of credit accrue; when the credit
+ *   <li>FIFO share: for every byte granted by SRPT, {@code f/(1-f)} bytes of credit accrue; when the credit
  *       reaches one increment, the oldest active message gets that increment at the highest scheduled level,
  *       before the SRPT pass takes the room, and without needing a slot (as the module's FIFO grants ignore
  *       overcommit), so long messages progress under a stream of shorter ones. It gets the next increment only
@@ -42,7 +42,6 @@ public final class GrantScheduler {
     public interface GrantSender {
         void sendGrant(IncomingMessage message, int offset, int priority);
     }
-
 
     private final int maxOvercommit;
     private final long maxIncoming;
@@ -204,12 +203,12 @@ public final class GrantScheduler {
      * Coalescing: a GRANT only when it moves the offset by a quarter of the window and by at least two packets
      * (half the window, if that is less; never under one packet), so a sender gets one GRANT per several packets
      * rather than one per packet and still never runs dry (half the window stays in flight when the next GRANT
-     * goes). The two-packet
-     * floor matters where the bandwidth-delay product is below a few packets: in the 25 Mbit/s netlab rack the
-     * window is four packets, and a GRANT per DATA packet (0.9 per packet measured) added 4% to the reverse link
-     * and an event-loop pass per packet; with the floor, 0.5 per packet, and the short messages' P99 went from
-     * 8.6-9.2 ms to 7.2 ms (2026-12-02, docs/results.md). With windows of 8+ packets (the simulator's 100 Gbit/s
-     * racks) a quarter window is already two packets or more, so nothing changes there.
+     * goes). The two-packet floor matters where the bandwidth-delay product is below a few packets: in the
+     * 25 Mbit/s netlab rack the window is four packets, and a GRANT per DATA packet (0.9 per packet measured)
+     * added 4% to the reverse link and an event-loop pass per packet; with the floor, 0.5 per packet, and the
+     * short messages' P99 went from 8.6-9.2 ms to 7.2 ms (2026-12-02, docs/results.md). With windows of 8+
+     * packets (the simulator's 100 Gbit/s racks) a quarter window is already two packets or more, so nothing
+     * changes there.
      */
     static long minIncrement(long window, int minGrantBytes) {
         long twoPackets = Math.min(2L * minGrantBytes, window / 2);

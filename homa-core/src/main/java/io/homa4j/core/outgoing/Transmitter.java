@@ -30,7 +30,6 @@ import java.util.TreeSet;
  * Engine thread only.
  */
 public final class Transmitter {
-
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Transmitter.class);
 
     private final PacketSink sink;
@@ -42,7 +41,7 @@ public final class Transmitter {
     private final int controlPriority;
     private final int fifoEvery;
     /**
-     * Next-to-send order: Ranked.SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
+     * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
      * for several times per packet; only an added message can take the front (the front's own key changes in
      * place only downwards).
      */
@@ -103,7 +102,7 @@ public final class Transmitter {
      * A RESEND arrived for {@code m}: retransmit what of the range was sent, and treat the range's end as granted.
      *
      * @return true when none of the range could be retransmitted because its bytes are still waiting here to be
-     *         sent for the first time (sender Ranked.SRPT, pacer): nothing was lost, and the caller should answer BUSY so
+     *         sent for the first time (sender SRPT, pacer): nothing was lost, and the caller should answer BUSY so
      *         the receiver's silence timer knows the sender is alive (as the Linux module does). False when a
      *         retransmission was queued, or when the range lies beyond the message (a receiver that took the wrong
      *         length from a corrupted packet: no answer, so that call times out instead of being kept alive)
