@@ -129,8 +129,7 @@ final class ClientCommand implements Command {
         LatencyRecorder recorder = new LatencyRecorder(LengthBuckets.forWorkload(plan.driver().workload()));
         RunStats stats;
         OpenLoopDriver driver;
-        try (BenchClient client = local == null ? plan.protocol().connect(plan.servers(), plan.transport())
-                : plan.protocol().connect(plan.servers(), plan.transport(), local)) {
+        try (BenchClient client = plan.protocol().connect(plan.servers(), plan.transport(), local)) {
             err.println(client.describe());
             err.println(String.format(Locale.ROOT, "%s: workload %s (mean %.0f B), offered %.1f Mbit/s"
                             + " (%.0f requests/s), %d length buckets %s", plan.protocol().id(),

@@ -4,7 +4,6 @@ import io.homa4j.bench.driver.RunStats;
 import io.homa4j.bench.transport.BenchServer;
 
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -61,10 +60,7 @@ final class NodeCommand implements Command {
                            AtomicBoolean clientRunning, PrintStream out, PrintStream err) throws Exception {
         RunStats stats = null;
         try (BenchServer server = plan.protocol().startServer(plan.transport().withPort(port))) {
-            InetSocketAddress local = server.localAddress();
-            out.println(READY_PREFIX + plan.protocol().id() + " listening=" + local.getAddress().getHostAddress()
-                    + ":" + local.getPort());
-            out.flush();
+            ServerCommand.printReady(out, READY_PREFIX, plan.protocol(), server);
             err.println(server.describe());
             if (awaitStart(startFile, stop)) {
                 clientRunning.set(true);

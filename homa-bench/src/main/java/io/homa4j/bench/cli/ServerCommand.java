@@ -6,6 +6,7 @@ import io.homa4j.bench.transport.TransportOptions;
 
 import java.io.PrintStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -35,9 +36,7 @@ final class ServerCommand implements Command {
         CountDownLatch stop = new CountDownLatch(1);
         Signals.onTerminate(stop::countDown);
         try (BenchServer server = protocol.startServer(options)) {
-            out.println(READY_PREFIX + protocol.id() + " listening=" + server.localAddress().getAddress()
-                    .getHostAddress() + ":" + server.localAddress().getPort());
-            out.flush();
+            printReady(out, READY_PREFIX, protocol, server);
             err.println(server.describe());
             stop.await();
             if (!server.statistics().isEmpty()) {
@@ -46,5 +45,13 @@ final class ServerCommand implements Command {
         }
         err.println("homa-bench server: stopped");
         return Cli.OK;
+    }
+
+    /** Prints and flushes the line a script waits for: {@code PREFIX<protocol> listening=HOST:PORT}. */
+    static void printReady(PrintStream out, String prefix, Protocol protocol, BenchServer server) {
+        InetSocketAddress local = server.localAddress();
+        out.println(prefix + protocol.id() + " listening=" + local.getAddress().getHostAddress() + ":"
+                + local.getPort());
+        out.flush();
     }
 }

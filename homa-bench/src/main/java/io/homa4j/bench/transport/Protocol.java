@@ -44,7 +44,8 @@ public enum Protocol {
      * A client of {@code servers} in the process that runs {@code local}, an echo server of this protocol: Homa
      * sends from the server's endpoint (one transport instance per host, as the Linux module has); TCP's
      * connections are the host kernel's either way, so it connects as {@link #connect(List, TransportOptions)}.
-     * Closing the client leaves {@code local} serving.
+     * Closing the client leaves {@code local} serving. With {@code local} null, the same as
+     * {@link #connect(List, TransportOptions)}.
      */
     public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options, BenchServer local) {
         return connect(servers, options);
