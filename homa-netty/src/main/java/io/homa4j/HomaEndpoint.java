@@ -119,6 +119,7 @@ public final class HomaEndpoint implements AutoCloseable {
 
     /** A builder with the defaults: loopback, ephemeral port, {@link HomaConfig#defaults()}, AUTO transport. */
     public static Builder builder() {
+        NettyRequirement.checkOnce();
         return new Builder();
     }
 

@@ -3,7 +3,7 @@ package io.homa4j.bench.simulate;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledUnsafeHeapByteBuf;
+import io.netty.buffer.UnpooledHeapByteBuf;
 
 /**
  * The rack's packet buffers. A packet is asked for at its exact length ({@code buffer(n, n)}); a buffer of such a
@@ -61,8 +61,12 @@ final class RecyclingAllocator extends AbstractByteBufAllocator {
         freeByLength[b.capacity()] = b;
     }
 
-    /** A packet buffer that goes back to its allocator instead of being freed. */
-    private static final class Kept extends UnpooledUnsafeHeapByteBuf {
+    /**
+     * A packet buffer that goes back to its allocator instead of being freed. The plain heap buffer, not Netty's
+     * Unsafe one: from Java 24 on Netty leaves sun.misc.Unsafe alone, and the Unsafe buffer then fails on first
+     * write; the plain one reads and writes multi-byte values through VarHandles, as fast on Java 17.
+     */
+    private static final class Kept extends UnpooledHeapByteBuf {
         private final RecyclingAllocator owner;
         private Kept nextFree;
 
