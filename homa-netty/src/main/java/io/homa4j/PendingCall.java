@@ -19,15 +19,15 @@ import java.util.concurrent.TimeoutException;
 abstract class PendingCall<T> extends CompletableFuture<T> {
     static final long NO_ID = -1;
 
-    final HomaEndpoint endpoint;
+    private final ClientCallTable table;
     final InetSocketAddress server;
     final int requestBytes;
     final long startNanos;
     /** The engine's RPC id; written and read on the event loop only. */
     long rpcId = NO_ID;
 
-    PendingCall(HomaEndpoint endpoint, InetSocketAddress server, int requestBytes, long startNanos) {
-        this.endpoint = endpoint;
+    PendingCall(ClientCallTable table, InetSocketAddress server, int requestBytes, long startNanos) {
+        this.table = table;
         this.server = server;
         this.requestBytes = requestBytes;
         this.startNanos = startNanos;
@@ -49,7 +49,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
     public boolean cancel(boolean mayInterruptIfRunning) {
         boolean cancelled = super.cancel(mayInterruptIfRunning);
         if (cancelled) {
-            endpoint.abandon(this);
+            table.abandon(this);
         }
         return cancelled;
     }
@@ -58,7 +58,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
     public boolean complete(T value) {
         boolean completed = super.complete(value);
         if (completed) {
-            endpoint.abandon(this);
+            table.abandon(this);
         }
         return completed;
     }
@@ -67,7 +67,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
     public boolean completeExceptionally(Throwable ex) {
         boolean completed = super.completeExceptionally(ex);
         if (completed) {
-            endpoint.abandon(this);
+            table.abandon(this);
         }
         return completed;
     }
@@ -91,7 +91,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
     }
 
     private void checkNotBlockingLoop() {
-        if (!isDone() && endpoint.inEventLoop()) {
+        if (!isDone() && table.inEventLoop()) {
             throw new IllegalStateException("blocking on a call's future on the endpoint's event loop would "
                     + "deadlock; chain a callback (thenAccept, whenComplete) instead");
         }
@@ -99,8 +99,8 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
 
     /** Responds with the ByteBuf itself; the caller owns it. */
     static final class OfBuf extends PendingCall<ByteBuf> {
-        OfBuf(HomaEndpoint endpoint, InetSocketAddress server, int requestBytes, long startNanos) {
-            super(endpoint, server, requestBytes, startNanos);
+        OfBuf(ClientCallTable table, InetSocketAddress server, int requestBytes, long startNanos) {
+            super(table, server, requestBytes, startNanos);
         }
 
         @Override
@@ -115,8 +115,8 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
 
     /** Responds with a byte[] copy; the ByteBuf is released here. */
     static final class OfBytes extends PendingCall<byte[]> {
-        OfBytes(HomaEndpoint endpoint, InetSocketAddress server, int requestBytes, long startNanos) {
-            super(endpoint, server, requestBytes, startNanos);
+        OfBytes(ClientCallTable table, InetSocketAddress server, int requestBytes, long startNanos) {
+            super(table, server, requestBytes, startNanos);
         }
 
         @Override

@@ -5,7 +5,7 @@ import io.homa4j.core.ErrorCode;
 import java.net.InetSocketAddress;
 
 /**
- * Optional per-RPC listener of an endpoint (see {@link HomaEndpoint.Builder#observer(RpcObserver)}), for tracing
+ * Optional per-RPC listener of an endpoint (see {@link HomaEndpointBuilder#observer(RpcObserver)}), for tracing
  * and application-level metrics. Every method has an empty default.
  *
  * <p>Threading: called on the endpoint's event loop; implementations must be quick and must not block. An

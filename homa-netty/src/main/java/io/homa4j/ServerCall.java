@@ -10,15 +10,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The {@link RpcContext} of one server RPC: guards the single reply and hands it to the event loop. */
 final class ServerCall implements RpcContext {
-    private final HomaEndpoint endpoint;
+    private final ServerDispatcher dispatcher;
     private final AtomicBoolean replied = new AtomicBoolean();
     final long handle;
     final InetSocketAddress client;
     final int requestBytes;
     final long deliveredNanos;
 
-    ServerCall(HomaEndpoint endpoint, long handle, InetSocketAddress client, int requestBytes, long deliveredNanos) {
-        this.endpoint = endpoint;
+    ServerCall(ServerDispatcher dispatcher, long handle, InetSocketAddress client, int requestBytes, long deliveredNanos) {
+        this.dispatcher = dispatcher;
         this.handle = handle;
         this.client = client;
         this.requestBytes = requestBytes;
@@ -37,7 +37,7 @@ final class ServerCall implements RpcContext {
             ReferenceCountUtil.release(response);
             throw new IllegalStateException("this RPC was already replied to");
         }
-        endpoint.sendReply(this, response);
+        dispatcher.sendReply(this, response);
     }
 
     @Override
@@ -52,13 +52,13 @@ final class ServerCall implements RpcContext {
         if (!replied.compareAndSet(false, true)) {
             throw new IllegalStateException("this RPC was already replied to");
         }
-        endpoint.sendError(this, message);
+        dispatcher.sendError(this, message);
     }
 
     /** Fails the RPC unless a reply was given; for the endpoint's own error paths. */
     boolean failIfUnreplied(String message) {
         if (replied.compareAndSet(false, true)) {
-            endpoint.sendError(this, message);
+            dispatcher.sendError(this, message);
             return true;
         }
         return false;

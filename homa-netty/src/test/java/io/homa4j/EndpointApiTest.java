@@ -48,7 +48,7 @@ class EndpointApiTest {
         return endpoint(HomaEndpoint.builder().transport(transport));
     }
 
-    private HomaEndpoint endpoint(HomaEndpoint.Builder builder) {
+    private HomaEndpoint endpoint(HomaEndpointBuilder builder) {
         HomaEndpoint e = builder.engineFactory(FakeEngine.factory()).build();
         endpoints.add(e);
         return e;

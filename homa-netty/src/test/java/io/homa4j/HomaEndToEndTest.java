@@ -73,13 +73,13 @@ class HomaEndToEndTest {
         endpoints.forEach(HomaEndpoint::close);
     }
 
-    private HomaEndpoint endpoint(HomaEndpoint.Builder b) {
+    private HomaEndpoint endpoint(HomaEndpointBuilder b) {
         HomaEndpoint e = b.build();
         endpoints.add(e);
         return e;
     }
 
-    private HomaEndpoint echoServer(HomaEndpoint.Builder b) {
+    private HomaEndpoint echoServer(HomaEndpointBuilder b) {
         HomaEndpoint server = endpoint(b);
         server.serve((ctx, request) -> ctx.reply(request.retain()));
         return server;

@@ -1,0 +1,132 @@
+package io.homa4j;
+
+import io.homa4j.core.ErrorCode;
+import io.homa4j.core.RpcFailure;
+import io.homa4j.core.RpcRejectedException;
+import io.netty.buffer.ByteBuf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The client half of an endpoint: the calls in flight by engine RPC id, their start in the engine, and their end
+ * (response, failure, or abandonment by the caller). Every call ends exactly once, with its future completed and
+ * the observer told.
+ *
+ * <p>Relies on the engine's contract that {@code call()} makes no listener upcall for the RPC it starts before
+ * it returns (the engine only queues packets there; outcomes come from later packets, polls or close), so the id
+ * is always in the table before its outcome arrives.
+ *
+ * <p>Threading: {@link #start} and {@link #abandon} may be called from any thread and hand their work to the
+ * event loop; the rest runs on the loop.
+ */
+final class ClientCallTable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientCallTable.class);
+
+    private final EngineHost host;
+    private final Observers observers;
+    /** Calls by engine RPC id; event loop only. */
+    private final Map<Long, PendingCall<?>> calls = new HashMap<>();
+
+    ClientCallTable(EngineHost host, Observers observers) {
+        this.host = host;
+        this.observers = observers;
+    }
+
+    boolean inEventLoop() {
+        return host.inEventLoop();
+    }
+
+    /** Starts {@code call} in the engine; takes ownership of {@code request}. Fails the call when it cannot. */
+    void start(PendingCall<?> call, ByteBuf request, long deadlineNanos) {
+        if (host.isClosed()) {
+            request.release();
+            call.fail(closedError());
+            return;
+        }
+        int maxMessageBytes = host.config().maxMessageBytes();
+        if (request.readableBytes() > maxMessageBytes) {
+            int length = request.readableBytes();
+            request.release();
+            call.fail(new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "request of " + length
+                    + " bytes exceeds maxMessageBytes " + maxMessageBytes, true));
+            return;
+        }
+        host.onLoop(() -> startOnLoop(call, request, deadlineNanos), () -> {
+            request.release();
+            call.fail(closedError());
+        });
+    }
+
+    private void startOnLoop(PendingCall<?> call, ByteBuf request, long deadlineNanos) {
+        if (host.engineStopped() || call.isDone()) {
+            request.release();
+            call.fail(closedError()); // no-op when the caller already cancelled
+            return;
+        }
+        try {
+            long id = host.engine().call(call.server, request, deadlineNanos, host.now());
+            call.rpcId = id;
+            calls.put(id, call);
+        } catch (RpcRejectedException rejected) {
+            fail(call, new HomaException(rejected.code(), rejected.getMessage(), true, rejected));
+        } catch (RuntimeException bug) {
+            LOG.error("engine threw from call()", bug);
+            fail(call, new HomaException(ErrorCode.UNAVAILABLE, "engine failure: " + bug, false, bug));
+        }
+    }
+
+    /** The caller completed the future itself (cancel, orTimeout, ...): abort the RPC. */
+    void abandon(PendingCall<?> call) {
+        host.onLoop(() -> {
+            if (call.rpcId != PendingCall.NO_ID && calls.remove(call.rpcId, call)) {
+                if (!host.engineStopped()) {
+                    host.engine().abort(call.rpcId, host.now());
+                }
+                observers.callFailed(call, ErrorCode.CANCELLED);
+            }
+        }, () -> { });
+    }
+
+    /** The engine's upcall: the response of {@code rpcId} arrived; takes ownership of {@code response}. */
+    void onResponse(long rpcId, ByteBuf response) {
+        PendingCall<?> call = calls.remove(rpcId);
+        if (call == null) {
+            response.release();
+            return;
+        }
+        int length = response.readableBytes();
+        if (call.deliver(response)) {
+            observers.callCompleted(call, length);
+        }
+    }
+
+    /** The engine's upcall: {@code rpcId} ended without a response. */
+    void onCallFailed(long rpcId, RpcFailure failure) {
+        PendingCall<?> call = calls.remove(rpcId);
+        if (call != null) {
+            fail(call, new HomaException(failure.code(), failure.message(), failure.retrySafe()));
+        }
+    }
+
+    /** At close, after the engine failed its calls: fails whatever it missed with CANCELLED. */
+    void cancelAll() {
+        for (PendingCall<?> call : new ArrayList<>(calls.values())) {
+            fail(call, new HomaException(ErrorCode.CANCELLED, "endpoint closed", false));
+        }
+        calls.clear();
+    }
+
+    private void fail(PendingCall<?> call, HomaException error) {
+        if (call.fail(error)) {
+            observers.callFailed(call, error.code());
+        }
+    }
+
+    private HomaException closedError() {
+        return new HomaException(ErrorCode.CANCELLED, "endpoint " + host.localAddress() + " is closed", true);
+    }
+}

@@ -1,0 +1,239 @@
+package io.homa4j;
+
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.RpcListener;
+import io.homa4j.core.metrics.MetricsSnapshot;
+import io.homa4j.transport.DatagramSink;
+import io.homa4j.transport.EngineDriver;
+import io.homa4j.transport.HomaEngineAdapter;
+import io.homa4j.transport.HomaInboundHandler;
+import io.homa4j.transport.PacketFilter;
+import io.homa4j.transport.ProtocolEngine;
+import io.homa4j.transport.TransportCounters;
+import io.homa4j.transport.TransportStats;
+import io.homa4j.transport.UdpTransport;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The machinery under one endpoint: its event loop (and the group it owns, if any), the sockets, the engine and
+ * the driver that runs the engine on the loop. Owns the endpoint's lifecycle state: whether it is closed, when the
+ * shutdown on the loop finished, and the last metrics taken before the engine closed.
+ *
+ * <p>Threading: {@link #onLoop}, {@link #metrics}, {@link #markClosed}, {@link #isClosed} and {@link #awaitClosed}
+ * are thread-safe; the rest is for the event loop (or for the single thread that shuts down a loop already gone).
+ */
+final class EngineHost {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineHost.class);
+
+    private final HomaConfig config;
+    private final EventLoopGroup ownGroup;
+    private final EventLoop loop;
+    private final TransportCounters counters = new TransportCounters();
+    private final EngineDriver driver;
+    private final HomaInboundHandler inbound;
+    private final UdpTransport transport;
+    private final DatagramSink sink;
+    private final InetSocketAddress localAddress;
+
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CompletableFuture<Void> closeDone = new CompletableFuture<>();
+    private volatile MetricsSnapshot lastMetrics;
+    /** Set once by {@link #startEngine}, before any task that uses it is handed to the loop. */
+    private ProtocolEngine engine;
+
+    /**
+     * Binds the sockets on {@code loop}; the engine is started separately ({@link #startEngine}) because its
+     * listener needs this host.
+     *
+     * @param ownGroup the group to shut down at close, or null when the loop belongs to the application
+     */
+    EngineHost(HomaConfig config, UdpTransport.Kind kind, EventLoopGroup ownGroup, EventLoop loop,
+               InetAddress bindAddress, int port, int socketBufferBytes, PacketFilter packetFilter, boolean gso) {
+        this.config = config;
+        this.ownGroup = ownGroup;
+        this.loop = loop;
+        this.driver = new EngineDriver(loop, System::nanoTime, counters);
+        this.inbound = new HomaInboundHandler(driver, packetFilter, counters, config.maxUdpPayload());
+        this.transport = UdpTransport.bind(kind, loop, bindAddress, port, config, socketBufferBytes, inbound);
+        this.localAddress = transport.localAddress();
+        this.sink = new DatagramSink(transport.channelByLevel(), packetFilter, counters,
+                gso ? transport.gsoFactory() : null);
+    }
+
+    /** Creates the engine on the loop and connects it to the sockets; closes the sockets when that fails. */
+    void startEngine(ProtocolEngine.Factory factory, RpcListener listener) {
+        try {
+            this.engine = loop.submit(() -> {
+                ProtocolEngine e = factory.create(config, sink, listener, driver.now());
+                driver.attach(e, sink);
+                return e;
+            }).syncUninterruptibly().getNow();
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
+        }
+        LOG.debug("endpoint bound to {} ({}, {} sockets, GSO {})", localAddress, transport.kind(),
+                transport.perLevelTos() ? config.priorityLevels() : 1, sink.gsoEnabled() ? "on" : "off");
+    }
+
+    HomaConfig config() {
+        return config;
+    }
+
+    InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    UdpTransport transport() {
+        return transport;
+    }
+
+    TransportStats transportStats() {
+        return counters.snapshot();
+    }
+
+    boolean inEventLoop() {
+        return loop.inEventLoop();
+    }
+
+    /** The engine; event loop only. */
+    ProtocolEngine engine() {
+        return engine;
+    }
+
+    /** True once the engine stopped (closed on the loop): it must not be called any more. Event loop only. */
+    boolean engineStopped() {
+        return driver.isClosed();
+    }
+
+    /** The time of this event-loop turn (see {@link EngineDriver#now()}). Event loop only. */
+    long now() {
+        return driver.now();
+    }
+
+    /** Runs {@code task} on the loop (now, when already there); runs {@code ifRejected} when the loop is gone. */
+    void onLoop(Runnable task, Runnable ifRejected) {
+        if (loop.inEventLoop()) {
+            task.run();
+            return;
+        }
+        try {
+            loop.execute(task);
+        } catch (RejectedExecutionException loopGone) {
+            ifRejected.run();
+        }
+    }
+
+    /** Marks the endpoint closed; true for the one caller that did it. */
+    boolean markClosed() {
+        return closed.compareAndSet(false, true);
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * The engine's metrics, taken on the loop: from another thread this waits for the loop (at most a few
+     * seconds; when the loop is stuck, or the endpoint is closed, the last snapshot is returned).
+     */
+    MetricsSnapshot metrics() {
+        if (loop.inEventLoop()) {
+            return metricsOnLoop();
+        }
+        if (closed.get()) {
+            closeDone.join();
+            return lastMetrics;
+        }
+        try {
+            return loop.submit(this::metricsOnLoop).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return lastMetrics;
+        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+            return lastMetrics;
+        }
+    }
+
+    private MetricsSnapshot metricsOnLoop() {
+        return driver.isClosed() ? lastMetrics : engine.metrics();
+    }
+
+    /** Closes the engine (which fails its calls through the listener) and keeps its last metrics. */
+    void stopEngine() {
+        try {
+            engine.close(driver.now());
+            lastMetrics = engine.metrics();
+        } catch (RuntimeException e) {
+            LOG.error("engine failed to close cleanly", e);
+        }
+        driver.close();
+    }
+
+    /** Closes the sockets and releases every buffer they hold; the last step of a close. */
+    void closeSockets() {
+        sink.close();
+        inbound.close();
+        try {
+            transport.close();
+        } catch (RuntimeException e) {
+            LOG.warn("closing the sockets of {} failed", localAddress, e);
+        }
+        closeDone.complete(null);
+    }
+
+    /**
+     * Waits for the shutdown on the loop to finish (not when called on the loop itself) and stops the endpoint's
+     * own event loop group, if it has one.
+     */
+    void awaitClosed() {
+        if (loop.inEventLoop()) {
+            if (ownGroup != null) {
+                ownGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            }
+            return;
+        }
+        try {
+            closeDone.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("endpoint {} did not finish closing within 10 s (its event loop is stuck or gone)",
+                    localAddress);
+        }
+        if (ownGroup != null) {
+            ownGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /** For diagnosis in tests: the engine's next wake relative to now, and its pacer and queue gauges. */
+    String debugState() {
+        try {
+            return loop.submit(() -> {
+                long now = System.nanoTime();
+                long wake = engine.nextWakeNanos();
+                String s = "nextWakeIn=" + (wake == Long.MAX_VALUE ? "never" : (wake - now) + "ns");
+                if (engine instanceof HomaEngineAdapter a) {
+                    s += ", pacerQueueNanos=" + a.engine().pacerQueueNanos(now) + ", outgoing="
+                            + a.engine().outgoingBytes() + ", clientRpcs=" + a.engine().clientRpcCount()
+                            + ", serverRpcs=" + a.engine().serverRpcCount();
+                }
+                return s;
+            }).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return "unavailable: " + e;
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.homa4j;
+
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.RpcFailure;
+import io.homa4j.core.RpcListener;
+import io.homa4j.transport.HomaEngineAdapter;
+import io.homa4j.transport.PacerTimerSlack;
+import io.homa4j.transport.PacketFilter;
+import io.homa4j.transport.ProtocolEngine;
+import io.homa4j.transport.UdpTransport;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Configures and binds a {@link HomaEndpoint}; get one from {@link HomaEndpoint#builder()}. The defaults:
+ * loopback, an ephemeral port, {@link HomaConfig#defaults()}, the AUTO transport, a one-thread event loop of the
+ * endpoint's own.
+ *
+ * <p>Not thread-safe; {@link #build()} may be called more than once (each call binds a new endpoint).
+ */
+public final class HomaEndpointBuilder {
+    private InetAddress bindAddress = InetAddress.getLoopbackAddress();
+    private int port;
+    private HomaConfig config = HomaConfig.defaults();
+    private long pacerTimerSlackNanos = PacerTimerSlack.EVENT_LOOP_TIMER_SLACK_NANOS;
+    private TransportType transport = TransportType.AUTO;
+    private EventLoopGroup group;
+    private RpcObserver observer;
+    private PacketFilter packetFilter = PacketFilter.NONE;
+    private int socketBufferBytes = 4 << 20;
+    private boolean gso = true;
+    private ProtocolEngine.Factory engineFactory = HomaEngineAdapter.FACTORY;
+
+    HomaEndpointBuilder() {
+    }
+
+    /** Local address to bind; default loopback. */
+    public HomaEndpointBuilder bindAddress(InetAddress address) {
+        this.bindAddress = Objects.requireNonNull(address, "address");
+        return this;
+    }
+
+    /**
+     * UDP port; 0 (default) picks an ephemeral one. Endpoints of one process that name the same non-zero
+     * port share it (SO_REUSEPORT, epoll): the kernel spreads peers across them by address hash.
+     */
+    public HomaEndpointBuilder port(int port) {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("port out of range [0, 65535]: " + port);
+        }
+        this.port = port;
+        return this;
+    }
+
+    public HomaEndpointBuilder config(HomaConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        return this;
+    }
+
+    /**
+     * The pacer's queue bound is raised to at least this much link time, because event-loop timers fire late
+     * (see {@link PacerTimerSlack}); default {@link PacerTimerSlack#EVENT_LOOP_TIMER_SLACK_NANOS}, 0 keeps the
+     * config's bound as it is. {@link HomaEndpoint#config()} reports the bound in effect.
+     */
+    public HomaEndpointBuilder pacerTimerSlackNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("pacerTimerSlackNanos must not be negative: " + nanos);
+        }
+        this.pacerTimerSlackNanos = nanos;
+        return this;
+    }
+
+    public HomaEndpointBuilder transport(TransportType transport) {
+        this.transport = Objects.requireNonNull(transport, "transport");
+        return this;
+    }
+
+    /**
+     * Runs the endpoint on {@code group.next()} instead of a dedicated one-thread event loop. The group must
+     * be a {@link MultiThreadIoEventLoopGroup} with an epoll or NIO I/O handler; the endpoint does not shut
+     * it down. Sharing a group of N threads among N endpoints gives each its own core.
+     */
+    public HomaEndpointBuilder eventLoopGroup(EventLoopGroup group) {
+        this.group = Objects.requireNonNull(group, "group");
+        return this;
+    }
+
+    /** Per-RPC callbacks, on the event loop; default none. */
+    public HomaEndpointBuilder observer(RpcObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
+        return this;
+    }
+
+    /** Fault injection between engine and sockets (tests, experiments); default none. One per endpoint. */
+    public HomaEndpointBuilder packetFilter(PacketFilter filter) {
+        this.packetFilter = Objects.requireNonNull(filter, "filter");
+        return this;
+    }
+
+    /** SO_RCVBUF and SO_SNDBUF of each socket; default 4 MiB (the kernel caps it at rmem_max/wmem_max). */
+    public HomaEndpointBuilder socketBufferBytes(int bytes) {
+        if (bytes < 65_536) {
+            throw new IllegalArgumentException("socketBufferBytes must be at least 65536: " + bytes);
+        }
+        this.socketBufferBytes = bytes;
+        return this;
+    }
+
+    /** Whether runs of full-size packets may go out as UDP GSO sends when supported; default true. */
+    public HomaEndpointBuilder gso(boolean enabled) {
+        this.gso = enabled;
+        return this;
+    }
+
+    /** Test hook: the engine to drive instead of {@code HomaEngine}. */
+    HomaEndpointBuilder engineFactory(ProtocolEngine.Factory factory) {
+        this.engineFactory = Objects.requireNonNull(factory, "factory");
+        return this;
+    }
+
+    /**
+     * Binds the sockets and starts the endpoint.
+     *
+     * @throws HomaException           UNAVAILABLE when the transport cannot load or the port cannot be bound
+     * @throws IllegalArgumentException when a supplied event loop group cannot carry the transport
+     * @throws IllegalStateException    when called on the event loop the endpoint would run on
+     */
+    public HomaEndpoint build() {
+        EventLoopGroup own = null;
+        EventLoop loop;
+        UdpTransport.Kind kind;
+        if (group != null) {
+            loop = group.next();
+            kind = UdpTransport.kindOf(loop, transport);
+            if (loop.inEventLoop()) {
+                throw new IllegalStateException("build() must not run on the event loop the endpoint would use");
+            }
+        } else {
+            kind = UdpTransport.resolve(transport);
+            own = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa4j-endpoint", true),
+                    UdpTransport.ioHandlerFactory(kind));
+            loop = own.next();
+        }
+        try {
+            return wire(kind, own, loop);
+        } catch (RuntimeException e) {
+            if (own != null) {
+                own.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            }
+            throw e;
+        }
+    }
+
+    /** Binds the sockets, then connects the engine's upcalls to the client call table and the server side. */
+    private HomaEndpoint wire(UdpTransport.Kind kind, EventLoopGroup own, EventLoop loop) {
+        HomaConfig effective = PacerTimerSlack.apply(config, pacerTimerSlackNanos);
+        EngineHost host = new EngineHost(effective, kind, own, loop, bindAddress, port, socketBufferBytes,
+                packetFilter, gso);
+        Observers observers = new Observers(observer);
+        ClientCallTable calls = new ClientCallTable(host, observers);
+        ServerDispatcher server = new ServerDispatcher(host, observers);
+        host.startEngine(engineFactory, new RpcListener() {
+            @Override
+            public void onRequest(long serverHandle, InetSocketAddress client, ByteBuf request) {
+                server.onRequest(serverHandle, client, request);
+            }
+
+            @Override
+            public void onResponse(long rpcId, ByteBuf response) {
+                calls.onResponse(rpcId, response);
+            }
+
+            @Override
+            public void onCallFailed(long rpcId, RpcFailure failure) {
+                calls.onCallFailed(rpcId, failure);
+            }
+        });
+        return new HomaEndpoint(host, calls, server);
+    }
+}

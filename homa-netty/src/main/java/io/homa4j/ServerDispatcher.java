@@ -1,0 +1,118 @@
+package io.homa4j;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.IllegalReferenceCountException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The server half of an endpoint: the handler (and its executor) set by {@code serve}, the delivery of each
+ * request to it as a {@link ServerCall}, and the way back of its reply or failure to the engine.
+ *
+ * <p>Threading: {@link #serve}, {@link #sendReply} and {@link #sendError} may be called from any thread; requests
+ * arrive on the event loop and the handler runs there or on its executor.
+ */
+final class ServerDispatcher {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerDispatcher.class);
+
+    private final EngineHost host;
+    private final Observers observers;
+    private final AtomicReference<Service> service = new AtomicReference<>();
+
+    /** @param executor where the handler runs, or null for the event loop */
+    private record Service(RpcHandler handler, Executor executor) {
+    }
+
+    ServerDispatcher(EngineHost host, Observers observers) {
+        this.host = host;
+        this.observers = observers;
+    }
+
+    /**
+     * Installs the handler; once per endpoint.
+     *
+     * @param executor where the handler runs, or null for the event loop
+     * @throws IllegalStateException when already serving or closed
+     */
+    void serve(RpcHandler handler, Executor executor) {
+        Objects.requireNonNull(handler, "handler");
+        if (host.isClosed()) {
+            throw new IllegalStateException("endpoint " + host.localAddress() + " is closed");
+        }
+        if (!service.compareAndSet(null, new Service(handler, executor))) {
+            throw new IllegalStateException("endpoint " + host.localAddress() + " already serves a handler");
+        }
+    }
+
+    /** The engine's upcall: a whole request arrived; takes ownership of {@code request}. Event loop. */
+    void onRequest(long handle, InetSocketAddress client, ByteBuf request) {
+        if (host.isClosed()) {
+            request.release();
+            return;
+        }
+        ServerCall ctx = new ServerCall(this, handle, client, request.readableBytes(), host.now());
+        Service s = service.get();
+        if (s == null) {
+            request.release();
+            ctx.failIfUnreplied("endpoint " + host.localAddress() + " does not serve requests");
+            return;
+        }
+        if (s.executor == null) {
+            runHandler(s.handler, ctx, request);
+            return;
+        }
+        try {
+            s.executor.execute(() -> runHandler(s.handler, ctx, request));
+        } catch (RejectedExecutionException overloaded) {
+            request.release();
+            ctx.failIfUnreplied("server overloaded: handler executor rejected the request");
+        }
+    }
+
+    private static void runHandler(RpcHandler handler, ServerCall ctx, ByteBuf request) {
+        try {
+            handler.handle(ctx, request);
+        } catch (Throwable t) {
+            if (!ctx.failIfUnreplied("handler failed: " + t)) {
+                LOG.warn("handler threw after replying (request from {})", ctx.client, t);
+            } else {
+                LOG.debug("handler failed (request from {})", ctx.client, t);
+            }
+        } finally {
+            try {
+                request.release();
+            } catch (IllegalReferenceCountException overReleased) {
+                LOG.warn("the handler released a request it did not retain (from {})", ctx.client);
+            }
+        }
+    }
+
+    /** Sends the reply of {@code ctx}; takes ownership of {@code response} (released when the RPC is gone). */
+    void sendReply(ServerCall ctx, ByteBuf response) {
+        host.onLoop(() -> {
+            if (host.engineStopped()) {
+                response.release();
+                return;
+            }
+            int length = response.readableBytes();
+            if (host.engine().reply(ctx.handle, response, host.now())) {
+                observers.requestServed(ctx, length, host.now());
+            }
+        }, response::release);
+    }
+
+    /** Fails the RPC of {@code ctx} with HANDLER_ERROR and {@code message}. */
+    void sendError(ServerCall ctx, String message) {
+        host.onLoop(() -> {
+            if (!host.engineStopped() && host.engine().replyError(ctx.handle, message, host.now())) {
+                observers.requestServed(ctx, -1, host.now());
+            }
+        }, () -> { });
+    }
+}
