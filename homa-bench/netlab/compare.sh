@@ -35,6 +35,8 @@ HOMA_MIN_RTT_US=0
 PROTOCOLS=homa,tcp
 BUFFER_PKTS=200
 JAR="$repo/homa-bench/target/homa-bench.jar"
+CLASSPATH_=""     # --classpath: run io.homa4j.bench.Main from this class path instead of -jar $JAR
+JAVA=java
 SEED=1
 TCP_CONNECTIONS=""
 MAX_OUTSTANDING=""
@@ -50,9 +52,11 @@ usage() {
 usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0.8] [--duration S] [--out DIR]
                   [--max-message B] [--rtt-us N|auto] [--protocols homa,tcp] [--buffer-pkts N] [--warmup S]
                   [--seed S] [--tcp-connections N] [--max-outstanding N] [--jar PATH] [--prefix homa-...]
-                  [--clients N] [--load-mbps M] [--homa-min-rtt-us N]
+                  [--clients N] [--load-mbps M] [--homa-min-rtt-us N] [--java PATH] [--classpath CP]
   --clients N: clients only in hosts 1..N (servers in every host); --load-mbps M: each client's request
   bits per second, instead of the rate derived from --load (load x link / 2, for all-to-all echo traffic)
+  --java/--classpath: the java binary and a class path holding io.homa4j.bench.Main (instead of java -jar JAR;
+  the bench jar's own 'compare --where rack' passes its own)
   --homa-min-rtt-us N: floor of Homa's RTT budget (default $HOMA_MIN_RTT_US; the measured or given --rtt-us if larger)
   single long-message flow: --hosts 2 --clients 1 --workload 1000000 --load-mbps <just under the link>
   defaults: --hosts $HOSTS --link-mbps $LINK_MBPS --workload $WORKLOAD --load $LOAD --duration $DURATION
@@ -82,6 +86,8 @@ while (($#)); do
     --tcp-connections) TCP_CONNECTIONS=${2:?}; shift 2 ;;
     --max-outstanding) MAX_OUTSTANDING=${2:?}; shift 2 ;;
     --jar) JAR=${2:?}; shift 2 ;;
+    --classpath) CLASSPATH_=${2:?}; shift 2 ;;
+    --java) JAVA=${2:?}; shift 2 ;;
     --clients) CLIENTS=${2:?}; shift 2 ;;
     --load-mbps) LOAD_MBPS=${2:?}; shift 2 ;;
     --prefix) PREFIX=${2:?}; shift 2 ;;
@@ -100,9 +106,14 @@ CLIENTS=${CLIENTS:-$HOSTS}
 [[ "$RTT_US" == auto || "$RTT_US" =~ ^[0-9]+$ ]] || die "--rtt-us must be a number or auto"
 [[ "$HOMA_MIN_RTT_US" =~ ^[0-9]+$ ]] || die "--homa-min-rtt-us must be a whole number"
 ((EUID == 0)) || die "must run as root (the rack is made of network namespaces)"
-command -v java >/dev/null || die "java is missing"
+command -v "$JAVA" >/dev/null || die "java is missing"
 command -v python3 >/dev/null || die "python3 is missing (used to measure the rack's RTT)"
-[[ -f "$JAR" ]] || die "bench jar not found: $JAR (build it: mvn -B -q package -DskipTests)"
+if [[ -n "$CLASSPATH_" ]]; then
+  bench=("$JAVA" -cp "$CLASSPATH_" io.homa4j.bench.Main)
+else
+  [[ -f "$JAR" ]] || die "bench jar not found: $JAR (build it: mvn -B -q package -DskipTests)"
+  bench=("$JAVA" -jar "$JAR")
+fi
 IFS=, read -r -a protocol_list <<<"$PROTOCOLS"
 for protocol in "${protocol_list[@]}"; do
   [[ "$protocol" == homa || "$protocol" == tcp ]] || die "--protocols takes homa and/or tcp"
@@ -131,7 +142,10 @@ stop_jvms() {
 }
 cleanup() {
   local status=$?
-  trap - EXIT INT TERM
+  # a second Ctrl-C or SIGTERM (a terminal sends SIGINT to the whole process group, and a parent may add SIGTERM)
+  # must not cut the teardown short
+  trap - EXIT
+  trap '' INT TERM
   stop_jvms
   netlab down >/dev/null 2>&1 || echo "compare.sh: netlab.sh down failed; run it by hand" >&2
   exit "$status"
@@ -235,14 +249,14 @@ run_protocol() {
       done
       # shellcheck disable=SC2086
       # ip netns exec execs the JVM in place, so $! is the JVM's pid (a shell function here would hide it)
-      ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" node "${common[@]}" --servers "$servers" \
+      ip netns exec "$PREFIX-h$i" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" node "${common[@]}" --servers "$servers" \
         --workload "$WORKLOAD" --load-mbps "$request_mbps" --duration "$DURATION" --out "$dir/client-h$i" \
         --seed $((SEED * 1000 + i)) --start-file "$dir/start" "${extra_client_args[@]}" \
         >"$dir/node-h$i.out" 2>"$dir/node-h$i.err" &
       client_pids+=($!)
     else
       # shellcheck disable=SC2086
-      ip netns exec "$PREFIX-h$i" java $JAVA_OPTS -jar "$JAR" server "${common[@]}" \
+      ip netns exec "$PREFIX-h$i" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" server "${common[@]}" \
         >"$dir/node-h$i.out" 2>"$dir/node-h$i.err" &
       server_pids+=($!)
     fi
@@ -344,7 +358,7 @@ done
 ((${#client_dirs[@]})) || die "no client produced histograms"
 in_dirs=$(IFS=,; echo "${client_dirs[*]}")
 title="netlab: $HOSTS hosts, ${LINK_MBPS} Mbit/s links, $WORKLOAD (max $MAX_MESSAGE B), load $LOAD"
-java $JAVA_OPTS -jar "$JAR" merge --in "$in_dirs" --out "$OUT" --title "$title" | tee "$OUT/table.txt"
+"${bench[0]}" $JAVA_OPTS "${bench[@]:1}" merge --in "$in_dirs" --out "$OUT" --title "$title" | tee "$OUT/table.txt"
 echo
 echo "Clients (requests; failed = typed error, unfinished = no answer by the end of the drain):"
 column -t -s, "$OUT/clients.csv" 2>/dev/null || cat "$OUT/clients.csv"

@@ -8,6 +8,7 @@ import io.homa4j.bench.driver.RunStats;
 import io.homa4j.bench.report.HistogramsCsv;
 import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.ResultsCsv;
+import io.homa4j.bench.report.RunsCsv;
 import io.homa4j.bench.transport.BenchClient;
 import io.homa4j.bench.transport.BenchServer;
 import io.homa4j.bench.transport.Protocol;
@@ -147,8 +148,10 @@ final class ClientCommand implements Command {
         ResultSet results = new ResultSet().addRecorder(plan.protocol().id(), recorder);
         ResultsCsv.write(plan.out(), results.rows());
         HistogramsCsv.write(plan.out(), results.rows());
+        RunsCsv.write(plan.out(), List.of(new RunsCsv.ClientRun(plan.driver().workload().toString(),
+                java.time.Instant.now(), Provenance.commit(), stats)));
         out.println(stats.summaryLine());
-        if (driver.firstFailure() != null) {
+        if (stats.failed() > 0 && driver.firstFailure() != null) {
             err.println(plan.protocol().id() + ": first failure: " + driver.firstFailure());
         }
         if (recorder.clamped() > 0) {

@@ -1,8 +1,11 @@
 package io.homa4j.bench.cli;
 
+import io.homa4j.bench.driver.LengthBuckets;
 import io.homa4j.bench.driver.RunStats;
 import io.homa4j.bench.report.HistogramsCsv;
 import io.homa4j.bench.report.ResultSet;
+import io.homa4j.bench.report.RttPlot;
+import io.homa4j.bench.report.RunsCsv;
 import io.homa4j.bench.transport.BenchServer;
 import io.homa4j.bench.transport.Protocol;
 import io.homa4j.bench.transport.TransportOptions;
@@ -18,6 +21,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,49 +29,120 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 
 /**
- * {@code compare}: Homa then TCP on loopback with the same workload, seed and load, then the merged table and plot.
+ * {@code compare}: the README's main job, Homa against TCP with the same workload, seed and load, in repeats
+ * (Homa/TCP pairs, the order alternating), then the merged table, the headline ratios (median and min-max over the
+ * repeats) and the plot.
  *
- * <p>Default mode {@code child}: for each protocol, a server JVM and a client JVM (the same java binary, class path
- * and JVM flags as this one), as two hosts would run them; each side has one event-loop thread for either
- * protocol. Mode {@code in-process} runs server and client in this JVM (faster to start; used by the tests).
+ * <p>Where: the emulated rack ({@link Rack}: one host per network namespace, a switch with priority queues, links
+ * at {@code --link-mbps}) when this process can build it, otherwise loopback, with one line saying why;
+ * {@code --where rack|loopback} chooses. On loopback there is no link: the load is offered at
+ * {@code --load x --link-mbps}, and Homa paces at what loopback carries ({@code --homa-link-mbps}), not at a
+ * virtual link TCP would not be held to. Mode {@code child} (default, loopback) runs a server JVM and a client JVM
+ * per protocol, as two hosts would; {@code in-process} runs both in this JVM (quicker; the tests use it).
  */
 final class CompareCommand implements Command {
     /**
-     * 1 Gbit/s: at 80% load, W4 truncated at 1 MB is about 1,700 requests/s and 100 MB/s each way, which one core's
-     * userspace Homa (and TCP) over loopback carry with room to spare on two cores; see docs/benchmarks.md.
+     * The rack's link rate: as high as the data path allows while the rack's machine stays below about 70% busy
+     * (docs/results.md has the measurements behind it).
+     */
+    static final int RACK_LINK_MBPS = 25;
+    static final int RACK_HOSTS = 4;
+    /** The four JVMs start and compile on two cores: keep that out of the measured window. */
+    static final double RACK_WARMUP_SECONDS = 6;
+    /**
+     * Loopback: the offered load is {@code --load} of this; Homa's pacing rate on loopback is
+     * {@link #LOOPBACK_HOMA_PACE_MBPS}. Both measured on the team's two-core machine, docs/benchmarks.md.
      */
     static final int DEFAULT_LINK_MBPS = 1_000;
-    static final double DEFAULT_DURATION_SECONDS = 20;
-    static final double DEFAULT_WARMUP_SECONDS = 3;
+    static final double LOOPBACK_LOAD = 0.4;
+    static final int LOOPBACK_HOMA_PACE_MBPS = 10_000;
+    static final double LOOPBACK_WARMUP_SECONDS = 3;
+    static final double RACK_LOAD = 0.8;
+    static final int DEFAULT_REPEATS = 3;
+    /** The merged figure's largest bucket gets at least this many calls per protocol (Poisson margin over 500). */
+    static final int LARGEST_BUCKET_CALLS = 600;
+    static final double MIN_DURATION_SECONDS = 10;
     static final String DEFAULT_OUT = "results/compare";
     private static final long SERVER_START_TIMEOUT_SECONDS = 30;
     private static final Set<String> OPTIONS = Set.of("workload", "load", "link-mbps", "duration", "max-message",
             "out", "protocols", "mode", "warmup", "seed", "max-outstanding", "tcp-connections", "rtt-us",
-            "homa-link-mbps", "drain");
+            "homa-link-mbps", "drain", "where", "repeats", "hosts", "prefix");
+    private static final Set<String> LOOPBACK_ONLY = Set.of("mode", "homa-link-mbps", "drain");
+    private static final Set<String> RACK_ONLY = Set.of("hosts", "prefix");
+
+    /** Everything both places share, checked. */
+    private record Plan(boolean rack, String workloadSpec, Workload workload, int maxMessage, double load,
+                        int linkMbps, double duration, double warmup, long seed, int maxOutstanding, int connections,
+                        List<Protocol> protocols, int repeats, Path outDir) {
+        /** Homa first in odd repeats, TCP first in even ones, so neither always runs on the fresher machine. */
+        List<Protocol> order(int repeat) {
+            List<Protocol> order = new ArrayList<>(protocols);
+            if (repeat % 2 == 0) {
+                java.util.Collections.reverse(order);
+            }
+            return order;
+        }
+    }
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
         Args args = Args.parse("compare", argv, OPTIONS);
-        int maxMessage = args.intValue("max-message", ClientCommand.DEFAULT_MAX_MESSAGE, 1, Integer.MAX_VALUE - 8);
-        String workloadSpec = args.string("workload", "w4");
-        Workload workload = ClientCommand.workload(args, maxMessage);
-        double load = args.doubleValue("load", 0.8, 0, 10);
-        int linkMbps = args.intValue("link-mbps", DEFAULT_LINK_MBPS, 1, 1_000_000);
-        int homaLinkMbps = args.intValue("homa-link-mbps", linkMbps, 1, 1_000_000);
-        int rttUs = args.intValue("rtt-us", ClientCommand.DEFAULT_RTT_US, 1, 1_000_000);
-        double duration = args.doubleValue("duration", DEFAULT_DURATION_SECONDS, 0, 86_400);
-        double warmup = args.has("warmup") ? args.doubleValue("warmup", null, -1e-9, 86_400) : DEFAULT_WARMUP_SECONDS;
-        double drain = args.has("drain") ? args.doubleValue("drain", null, -1e-9, 86_400) : 10;
-        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
-        int maxOutstanding = args.intValue("max-outstanding", ClientCommand.DEFAULT_MAX_OUTSTANDING, 1, 1_000_000);
-        int connections = args.intValue("tcp-connections", TransportOptions.DEFAULT_TCP_CONNECTIONS, 1, 1_024);
-        Path outDir = Path.of(args.string("out", DEFAULT_OUT));
+        String where = args.string("where", "auto");
+        if (!Set.of("auto", "rack", "loopback").contains(where)) {
+            throw new UsageException("compare: --where must be auto, rack or loopback: " + where);
+        }
+        plan(args, false); // every shared option's value is checked before anything is started
         String mode = args.string("mode", "child");
         if (!mode.equals("child") && !mode.equals("in-process")) {
             throw new UsageException("compare: --mode must be child or in-process: " + mode);
         }
+        boolean rack;
+        if (where.equals("loopback")) {
+            rack = false;
+        } else {
+            String reason = Rack.unavailableReason();
+            if (reason != null && where.equals("rack")) {
+                err.println("compare: cannot run the emulated rack here: " + reason);
+                return Cli.FAILED;
+            }
+            rack = reason == null;
+            if (!rack) {
+                out.println("compare: the emulated rack cannot run here (" + reason + "); running on loopback"
+                        + " instead, where Homa's priorities have no switch queue to act on");
+            }
+        }
+        for (String name : rack ? LOOPBACK_ONLY : RACK_ONLY) {
+            if (args.has(name)) {
+                throw new UsageException("compare: --" + name + " applies " + (rack ? "on loopback only"
+                        : "in the emulated rack only") + " (this run is " + (rack ? "in the rack" : "on loopback")
+                        + "; see --where)");
+            }
+        }
+        Plan plan = plan(args, rack);
+        return rack ? runRack(plan, args, out, err) : runLoopback(plan, args, out, err);
+    }
+
+    private static Plan plan(Args args, boolean rack) throws UsageException {
+        int maxMessage = args.intValue("max-message", ClientCommand.DEFAULT_MAX_MESSAGE, 1, Integer.MAX_VALUE - 8);
+        String workloadSpec = args.string("workload", "w4");
+        Workload workload = ClientCommand.workload(args, maxMessage);
+        double load = args.doubleValue("load", rack ? RACK_LOAD : LOOPBACK_LOAD, 0, 10);
+        int linkMbps = args.intValue("link-mbps", rack ? RACK_LINK_MBPS : DEFAULT_LINK_MBPS, 1, 1_000_000);
+        int repeats = args.intValue("repeats", DEFAULT_REPEATS, 1, 100);
+        double warmup = args.has("warmup") ? args.doubleValue("warmup", null, -1e-9, 86_400)
+                : rack ? RACK_WARMUP_SECONDS : LOOPBACK_WARMUP_SECONDS;
+        int hosts = rack ? args.intValue("hosts", RACK_HOSTS, 2, 64) : 1;
+        // requests per second of all clients: all-to-all echo in the rack offers load x link / 2 per client
+        double requestMbps = rack ? load * linkMbps / 2 * hosts : load * linkMbps;
+        double duration = args.has("duration") ? args.doubleValue("duration", null, 0, 86_400)
+                : autoDuration(workload, requestMbps, repeats);
+        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
+        int maxOutstanding = args.intValue("max-outstanding", ClientCommand.DEFAULT_MAX_OUTSTANDING, 1, 1_000_000);
+        int connections = args.intValue("tcp-connections", TransportOptions.DEFAULT_TCP_CONNECTIONS, 1, 1_024);
+        Path outDir = Path.of(args.string("out", DEFAULT_OUT));
         List<Protocol> protocols = new ArrayList<>();
         for (String p : args.list("protocols", "homa,tcp")) {
             try {
@@ -80,79 +155,229 @@ final class CompareCommand implements Command {
                 throw new UsageException("compare: " + e.getMessage());
             }
         }
-        double loadMbps = load * linkMbps;
-        String title = String.format(Locale.ROOT, "%s%s, %.0f%% of %,d Mbit/s, loopback: Homa vs TCP",
-                workload.name(), maxMessage < Integer.MAX_VALUE ? " (max " + bytesLabel(maxMessage) + ")" : "",
-                load * 100, linkMbps);
-        out.println(String.format(Locale.ROOT, "compare: %s, offered %.0f Mbit/s (%.0f%% of %d), %s s + %s s warm-up"
-                        + " per protocol, mode %s, out %s", workload, loadMbps, load * 100, linkMbps, trim(duration),
-                trim(warmup), mode, outDir));
+        return new Plan(rack, workloadSpec, workload, maxMessage, load, linkMbps, duration, warmup, seed,
+                maxOutstanding, connections, protocols, repeats, outDir);
+    }
 
-        String loadAverage = loadAverage();
-        ResultSet results = new ResultSet();
-        List<String> summaries = new ArrayList<>();
-        List<String> dirs = new ArrayList<>();
-        for (int i = 0; i < protocols.size(); i++) {
-            Protocol protocol = protocols.get(i);
-            Path dir = outDir.resolve(protocol.id());
-            dirs.add(dir.toString());
-            int protocolLink = protocol == Protocol.HOMA ? homaLinkMbps : linkMbps;
-            List<String> clientArgs = new ArrayList<>(List.of("--protocol", protocol.id(),
-                    "--workload", workloadSpec, "--load-mbps", Double.toString(loadMbps),
-                    "--duration", Double.toString(duration), "--warmup", Double.toString(warmup),
-                    "--drain", Double.toString(drain), "--max-message", Integer.toString(maxMessage),
-                    "--out", dir.toString(), "--link-mbps", Integer.toString(protocolLink),
-                    "--rtt-us", Integer.toString(rttUs), "--max-outstanding", Integer.toString(maxOutstanding),
-                    "--seed", Long.toString(seed), "--tcp-connections", Integer.toString(connections)));
-            List<String> serverArgs = List.of("--protocol", protocol.id(), "--port", "0", "--bind", "127.0.0.1",
-                    "--link-mbps", Integer.toString(protocolLink), "--rtt-us", Integer.toString(rttUs),
-                    "--max-message", Integer.toString(maxMessage));
-            out.println(String.format(Locale.ROOT, "compare: [%d/%d] %s", i + 1, protocols.size(), protocol.id()));
-            out.flush();
-            String summary = mode.equals("child")
-                    ? runChildren(protocol, serverArgs, clientArgs, out, err)
-                    : runInProcess(protocol, serverArgs, clientArgs, out, err);
-            if (summary == null) {
-                err.println("compare: the " + protocol.id() + " run failed; see above");
-                return Cli.FAILED;
-            }
-            summaries.add(summary);
-            results.addAll(HistogramsCsv.read(dir.resolve(HistogramsCsv.FILE_NAME)));
+    /**
+     * Measured seconds per protocol and repeat such that the figure's largest length bucket, all repeats merged,
+     * holds about {@link #LARGEST_BUCKET_CALLS} calls per protocol (a P99 from at least 500 calls), and at least
+     * {@link #MIN_DURATION_SECONDS}.
+     */
+    static double autoDuration(Workload workload, double requestMbps, int repeats) {
+        int[] bounds = LengthBuckets.forWorkload(workload).upperBounds();
+        double share = bounds.length < 2 ? 1 : 1 - workload.cumulativeFraction(bounds[bounds.length - 2]);
+        double callsPerSecond = requestMbps * 1e6 / (8 * workload.meanBytes()) * share;
+        double seconds = Math.ceil(LARGEST_BUCKET_CALLS / (repeats * callsPerSecond));
+        return Math.min(3_600, Math.max(MIN_DURATION_SECONDS, seconds));
+    }
+
+    /** The figure's title: workload, load, link or loopback, repeats; second line date, commit and load average. */
+    private static String title(Plan plan, String place, String loadAverage) {
+        String max = plan.maxMessage() < Integer.MAX_VALUE ? " (max " + RttPlot.lengthLabel(plan.maxMessage()) + ")"
+                : "";
+        return String.format(Locale.ROOT, "%s%s at %.0f%% load, %s: Homa vs TCP\n%d repeat%s of %s s per protocol"
+                        + " (merged) \u00b7 %s \u00b7 commit %s \u00b7 load average %s",
+                plan.workload().name().toUpperCase(Locale.ROOT), max, plan.load() * 100, place, plan.repeats(),
+                plan.repeats() == 1 ? "" : "s", trim(plan.duration()), Provenance.minute(java.time.Instant.now()),
+                Provenance.commit(), loadAverage);
+    }
+
+    private int runRack(Plan plan, Args args, PrintStream out, PrintStream err) throws Exception {
+        int hosts = args.intValue("hosts", RACK_HOSTS, 2, 64);
+        String rtt = args.has("rtt-us") ? Integer.toString(args.intValue("rtt-us", null, 1, 1_000_000)) : "auto";
+        String prefix = args.string("prefix", "homa-cmp-" + ProcessHandle.current().pid());
+        if (!prefix.matches("homa-[a-z0-9-]+")) {
+            throw new UsageException("compare: --prefix must start with 'homa-' (lowercase, digits, '-'): " + prefix);
         }
+        double perProtocol = 14 + plan.warmup() + plan.duration();
+        out.println(String.format(Locale.ROOT, "compare: emulated rack (%s-*): %d hosts, %d Mbit/s links, %s at"
+                        + " load %.2f, %d repeats x %s s + %s s warm-up per protocol; about %.0f min in all; out %s",
+                prefix, hosts, plan.linkMbps(), plan.workload(), plan.load(), plan.repeats(), trim(plan.duration()),
+                trim(plan.warmup()), Math.ceil((perProtocol * plan.protocols().size() + 5) * plan.repeats() / 60),
+                plan.outDir()));
+        out.flush();
+        String loadAverage = Provenance.loadAverage();
+        Figure figure = new Figure();
+        List<String> cpuLines = new ArrayList<>();
+        long started = System.nanoTime();
+        try (Rack rack = Rack.open(prefix)) {
+            for (int r = 1; r <= plan.repeats(); r++) {
+                List<Protocol> order = plan.order(r);
+                Path dir = plan.outDir().resolve("repeat-" + r);
+                List<String> shArgs = new ArrayList<>(List.of("--hosts", Integer.toString(hosts),
+                        "--link-mbps", Integer.toString(plan.linkMbps()), "--workload", plan.workloadSpec(),
+                        "--max-message", Integer.toString(plan.maxMessage()), "--load", Double.toString(plan.load()),
+                        "--duration", trim(plan.duration()), "--warmup", trim(plan.warmup()), "--rtt-us", rtt,
+                        "--seed", Long.toString(plan.seed() + r - 1), "--max-outstanding",
+                        Integer.toString(plan.maxOutstanding()), "--tcp-connections",
+                        Integer.toString(plan.connections()), "--out", dir.toString(), "--protocols",
+                        String.join(",", order.stream().map(Protocol::id).toList())));
+                int repeat = r;
+                int code = rack.compare(shArgs, dir.resolve("compare.log"), line -> {
+                    Matcher m = RACK_PROGRESS.matcher(line);
+                    if (m.find()) {
+                        out.println(String.format(Locale.ROOT, "compare: repeat %d/%d: %s running (%s s + %s s"
+                                        + " warm-up; %.0f s since the start)", repeat, plan.repeats(), m.group(1),
+                                trim(plan.duration()), trim(plan.warmup()), (System.nanoTime() - started) / 1e9));
+                        out.flush();
+                    } else if (line.contains("WARNING") || line.contains("exited with") || line.contains("still running")
+                            || line.contains("not serving") || line.contains("JVM in")) {
+                        err.println(line);
+                    }
+                });
+                if (code != 0) {
+                    err.println("compare: the rack run of repeat " + r + " failed (exit " + code + "); the end of "
+                            + dir.resolve("compare.log") + ":");
+                    tail(dir.resolve("compare.log"), 15).forEach(err::println);
+                    return Cli.FAILED;
+                }
+                ResultSet repeatResults = new ResultSet();
+                for (Protocol protocol : order) {
+                    List<RunStats> clients = new ArrayList<>();
+                    try (java.util.stream.Stream<Path> nodes = Files.list(dir.resolve(protocol.id()))) {
+                        for (Path client : nodes.filter(p -> p.getFileName().toString().startsWith("client-"))
+                                .sorted().toList()) {
+                            repeatResults.addAll(HistogramsCsv.read(client.resolve(HistogramsCsv.FILE_NAME)));
+                            RunsCsv.readIfPresent(client).forEach(run -> clients.add(run.stats()));
+                            figure.workload = plan.workload().toString();
+                        }
+                    }
+                    figure.add(r, protocol, clients);
+                }
+                figure.addRepeat(repeatResults);
+                cpuLines.addAll(rackCpu(r, dir.resolve("cpu.csv")));
+            }
+        }
+        String place = String.format(Locale.ROOT, "emulated rack, %d hosts, %d Mbit/s links", hosts, plan.linkMbps());
+        return finish(plan, figure, title(plan, place, loadAverage), loadAverage, cpuLines, out);
+    }
+
+    private static final java.util.regex.Pattern RACK_PROGRESS =
+            java.util.regex.Pattern.compile("compare\\.sh: (homa|tcp): \\d+ hosts serving");
+
+    /** "repeat 1: homa: machine 41% busy (rack JVMs 20%, softirq 9%, outside the rack 3%)" per protocol. */
+    private static List<String> rackCpu(int repeat, Path cpuCsv) throws IOException {
+        List<String> lines = new ArrayList<>();
+        if (!Files.exists(cpuCsv)) {
+            return lines;
+        }
+        for (String line : Files.readAllLines(cpuCsv).subList(1, Files.readAllLines(cpuCsv).size())) {
+            String[] c = line.split(",");
+            if (c.length >= 9) {
+                lines.add(String.format(Locale.ROOT, "repeat %d: %s: machine %s%% busy (rack JVMs %s%%, softirq %s%%,"
+                        + " outside the rack %s%%)%s", repeat, c[0], c[1], c[7], c[4], c[8],
+                        Integer.parseInt(c[1]) > RACK_CPU_LIMIT_PCT ? " ABOVE " + RACK_CPU_LIMIT_PCT
+                                + "%: the CPU, not the link, may be what the rack measures" : ""));
+            }
+        }
+        return lines;
+    }
+
+    /** Above this share of the machine busy, the rack's hosts compete for CPU more than for the link. */
+    static final int RACK_CPU_LIMIT_PCT = 70;
+
+    private static List<String> tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file);
+            return all.subList(Math.max(0, all.size() - lines), all.size());
+        } catch (IOException e) {
+            return List.of("(no log: " + e.getMessage() + ")");
+        }
+    }
+
+    private int runLoopback(Plan plan, Args args, PrintStream out, PrintStream err) throws Exception {
+        int homaLinkMbps = args.intValue("homa-link-mbps", LOOPBACK_HOMA_PACE_MBPS, 1, 1_000_000);
+        int rttUs = args.intValue("rtt-us", ClientCommand.DEFAULT_RTT_US, 1, 1_000_000);
+        double drain = args.has("drain") ? args.doubleValue("drain", null, -1e-9, 86_400) : 10;
+        String mode = args.string("mode", "child");
+        double loadMbps = plan.load() * plan.linkMbps();
+        double perProtocol = 2 + plan.warmup() + plan.duration();
+        out.println(String.format(Locale.ROOT, "compare: loopback: %s, offered %.0f Mbit/s (%.0f%% of %d), Homa"
+                        + " paced at %d Mbit/s, %d repeats x %s s + %s s warm-up per protocol (about %.0f s), mode"
+                        + " %s, out %s", plan.workload(), loadMbps, plan.load() * 100, plan.linkMbps(), homaLinkMbps,
+                plan.repeats(), trim(plan.duration()), trim(plan.warmup()),
+                perProtocol * plan.protocols().size() * plan.repeats(), mode, plan.outDir()));
+        String loadAverage = Provenance.loadAverage();
+        Figure figure = new Figure();
+        figure.workload = plan.workload().toString();
+        for (int r = 1; r <= plan.repeats(); r++) {
+            ResultSet repeatResults = new ResultSet();
+            List<Protocol> order = plan.order(r);
+            for (int i = 0; i < order.size(); i++) {
+                Protocol protocol = order.get(i);
+                Path dir = plan.outDir().resolve("repeat-" + r).resolve(protocol.id());
+                int protocolLink = protocol == Protocol.HOMA ? homaLinkMbps : plan.linkMbps();
+                List<String> clientArgs = new ArrayList<>(List.of("--protocol", protocol.id(),
+                        "--workload", plan.workloadSpec(), "--load-mbps", Double.toString(loadMbps),
+                        "--duration", Double.toString(plan.duration()), "--warmup", Double.toString(plan.warmup()),
+                        "--drain", Double.toString(drain), "--max-message", Integer.toString(plan.maxMessage()),
+                        "--out", dir.toString(), "--link-mbps", Integer.toString(protocolLink),
+                        "--rtt-us", Integer.toString(rttUs), "--max-outstanding",
+                        Integer.toString(plan.maxOutstanding()), "--seed", Long.toString(plan.seed() + r - 1),
+                        "--tcp-connections", Integer.toString(plan.connections())));
+                List<String> serverArgs = List.of("--protocol", protocol.id(), "--port", "0", "--bind", "127.0.0.1",
+                        "--link-mbps", Integer.toString(protocolLink), "--rtt-us", Integer.toString(rttUs),
+                        "--max-message", Integer.toString(plan.maxMessage()));
+                out.println(String.format(Locale.ROOT, "compare: repeat %d/%d: %s", r, plan.repeats(),
+                        protocol.id()));
+                out.flush();
+                String summary = mode.equals("child")
+                        ? runChildren(protocol, serverArgs, clientArgs, out, err)
+                        : runInProcess(protocol, serverArgs, clientArgs, out, err);
+                if (summary == null) {
+                    err.println("compare: the " + protocol.id() + " run failed; see above");
+                    return Cli.FAILED;
+                }
+                repeatResults.addAll(HistogramsCsv.read(dir.resolve(HistogramsCsv.FILE_NAME)));
+                figure.add(r, protocol, RunsCsv.readIfPresent(dir).stream().map(RunsCsv.ClientRun::stats).toList());
+            }
+            figure.addRepeat(repeatResults);
+        }
+        String place = String.format(Locale.ROOT, "loopback, %.0f Mbit/s offered, Homa paced at %,d Mbit/s",
+                loadMbps, homaLinkMbps);
+        return finish(plan, figure, title(plan, place, loadAverage), loadAverage, List.of(), out);
+    }
+
+    /** The runs of all repeats, combined per protocol and repeat, and each repeat's and all calls' results. */
+    private static final class Figure {
+        final ResultSet merged = new ResultSet();
+        final List<ResultSet> repeats = new ArrayList<>();
+        final List<RunsCsv.ClientRun> runs = new ArrayList<>();
+        final List<String> labels = new ArrayList<>();
+        String workload = "";
+
+        void add(int repeat, Protocol protocol, List<RunStats> clients) {
+            if (!clients.isEmpty()) {
+                runs.add(new RunsCsv.ClientRun(workload, java.time.Instant.now(), Provenance.commit(),
+                        RunStats.combine(protocol.id(), clients)));
+                labels.add("repeat " + repeat + (clients.size() > 1 ? " (" + clients.size() + " clients)" : ""));
+            }
+        }
+
+        void addRepeat(ResultSet results) {
+            repeats.add(results);
+            results.rows().forEach(row -> merged.add(row.protocol(), row.bucketMaxBytes(), row.histogram()));
+        }
+    }
+
+    private static int finish(Plan plan, Figure figure, String title, String loadAverage, List<String> cpuLines,
+                              PrintStream out) throws IOException {
         out.println();
-        MergeCommand.write(results, outDir, title, failureNotes(summaries), out);
-        summaries.forEach(out::println);
-        out.println("load average before / after: " + loadAverage + " / " + loadAverage());
+        List<String> notes = new ArrayList<>(MergeCommand.failureNotes(figure.runs));
+        MergeCommand.write(new MergeCommand.Figure(figure.merged, figure.runs, figure.repeats), plan.outDir(),
+                title, notes, out);
+        for (int i = 0; i < figure.runs.size(); i++) {
+            out.println(figure.labels.get(i) + " " + figure.runs.get(i).stats().summaryLine());
+        }
+        cpuLines.forEach(out::println);
+        out.println("load average before / after: " + loadAverage + " / " + Provenance.loadAverage() + "; commit "
+                + Provenance.commit());
         return Cli.OK;
     }
 
     private static String trim(double v) {
         return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
-    }
-
-    /** "homa: 19126 of 25401 calls failed, 12769 unfinished (not plotted)" for each run that lost calls. */
-    static List<String> failureNotes(List<String> summaries) {
-        java.util.regex.Pattern p = java.util.regex.Pattern.compile(
-                "^(\\w+): requests sent=(\\d+) completed=\\d+ failed=(\\d+) unfinished=(\\d+) skipped_outstanding_cap=(\\d+)");
-        List<String> notes = new ArrayList<>();
-        for (String line : summaries) {
-            java.util.regex.Matcher m = p.matcher(line);
-            if (m.find() && (!m.group(3).equals("0") || !m.group(4).equals("0") || !m.group(5).equals("0"))) {
-                notes.add(String.format(Locale.ROOT, "%s: %s of %s calls failed, %s unfinished, %s skipped"
-                        + " (not in the curves)", m.group(1), m.group(3), m.group(2), m.group(4), m.group(5)));
-            }
-        }
-        return notes;
-    }
-
-    /** The 1, 5 and 15 minute load averages: benchmarks on a shared machine should say how busy it was. */
-    static String loadAverage() {
-        try {
-            String[] f = java.nio.file.Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
     }
 
     /** Runs server and client in this JVM; returns the client's summary line, or null when the run failed. */
@@ -315,16 +540,5 @@ final class CompareCommand implements Command {
         command.add(subcommand);
         command.addAll(args);
         return command;
-    }
-
-    /** Short byte label for the title. */
-    private static String bytesLabel(int n) {
-        if (n % 1_000_000 == 0) {
-            return n / 1_000_000 + " MB";
-        }
-        if (n % 1_000 == 0) {
-            return n / 1_000 + " KB";
-        }
-        return n + " B";
     }
 }

@@ -9,7 +9,6 @@ import io.homa4j.transport.FaultCounts;
 import io.homa4j.transport.Faults;
 
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +60,7 @@ final class FaultsCommand implements Command {
             FaultPlan plan = new FaultPlan(others.withDrop(loss), calls, workload, maxOutstanding, seed, config,
                     Duration.ofSeconds(hangSeconds));
             FaultOutcome outcome = FaultRun.run(plan);
-            out.println(row(outcome) + "  load " + loadAverage());
+            out.println(row(outcome) + "  load " + Provenance.loadAverage());
             out.println("    filter towards server: " + counts(outcome.towardsServer()) + "; towards client: "
                     + counts(outcome.towardsClient()) + "; handler runs " + outcome.handlerRuns()
                     + "; engine drops " + outcome.engineDrops());
@@ -92,10 +91,6 @@ final class FaultsCommand implements Command {
                 c.dropped(), c.corrupted(), c.duplicated(), c.delayed());
     }
 
-    private static String loadAverage() {
-        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-        return load < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", load);
-    }
 
     private static double probability(String name, String value) throws UsageException {
         try {

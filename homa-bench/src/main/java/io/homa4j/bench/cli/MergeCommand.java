@@ -2,9 +2,11 @@ package io.homa4j.bench.cli;
 
 import io.homa4j.bench.report.ComparisonTable;
 import io.homa4j.bench.report.HistogramsCsv;
+import io.homa4j.bench.report.OverloadVerdict;
 import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.ResultsCsv;
 import io.homa4j.bench.report.RttPlot;
+import io.homa4j.bench.report.RunsCsv;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -12,21 +14,38 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 
-/** {@code merge}: adds up the histograms of several client runs and writes the combined results and plot. */
+/**
+ * {@code merge}: adds up the histograms of several client runs and writes the combined results and plot. The
+ * clients' {@code runs.csv} say whether any run was overloaded (then the table, the plot and the summary say
+ * OVERLOADED) and give the default title: workload, offered load, when and from which commit.
+ */
 final class MergeCommand implements Command {
     static final String SVG_FILE = "rtt.svg";
     private static final Set<String> OPTIONS = Set.of("in", "out", "title");
+
+    /** What one figure shows: all calls merged, the runs behind them, and each repeat's own results. */
+    record Figure(ResultSet merged, List<RunsCsv.ClientRun> runs, List<ResultSet> repeats) {
+        OverloadVerdict verdict() {
+            return OverloadVerdict.of(runs);
+        }
+    }
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
         Args args = Args.parse("merge", argv, OPTIONS);
         List<String> inputs = args.list("in", null);
         Path outDir = Path.of(args.required("out"));
-        String title = args.string("title", "Round-trip time by message length");
         ResultSet results = new ResultSet();
+        List<RunsCsv.ClientRun> runs = new ArrayList<>();
+        int withoutRuns = 0;
         for (String dir : inputs) {
             Path file = Path.of(dir).resolve(HistogramsCsv.FILE_NAME);
             try {
@@ -34,23 +53,86 @@ final class MergeCommand implements Command {
             } catch (NoSuchFileException e) {
                 throw new IOException("no " + HistogramsCsv.FILE_NAME + " in " + dir);
             }
+            List<RunsCsv.ClientRun> these = RunsCsv.readIfPresent(Path.of(dir));
+            withoutRuns += these.isEmpty() ? 1 : 0;
+            runs.addAll(these);
         }
-        write(results, outDir, title, out);
+        String title = args.has("title") ? args.string("title", null) : defaultTitle(runs);
+        List<String> notes = new ArrayList<>(failureNotes(runs));
+        if (withoutRuns > 0) {
+            notes.add(withoutRuns + " of " + inputs.size() + " inputs have no " + RunsCsv.FILE_NAME
+                    + ": whether they were overloaded is unknown");
+        }
+        Figure figure = new Figure(results, runs, List.of());
+        write(figure, outDir, title, notes, out);
+        printSummaries(runs, out);
         return Cli.OK;
     }
 
-    /** Writes results.csv, histograms.csv and rtt.svg into {@code outDir} and prints the table. */
-    static void write(ResultSet results, Path outDir, String title, PrintStream out) throws IOException {
-        write(results, outDir, title, List.of(), out);
+    /** "W4 (truncated at 1000000 B), 4 clients offering 40.0 Mbit/s in all\n2026-12-03 10:41 UTC, commit c2e0715". */
+    static String defaultTitle(List<RunsCsv.ClientRun> runs) {
+        if (runs.isEmpty()) {
+            return "Round-trip time by message length";
+        }
+        Set<String> workloads = new TreeSet<>();
+        Set<String> commits = new TreeSet<>();
+        Set<String> protocols = new TreeSet<>();
+        double offered = 0;
+        for (RunsCsv.ClientRun run : runs) {
+            workloads.add(run.workload());
+            commits.add(run.commit());
+            protocols.add(run.stats().protocol());
+        }
+        for (String protocol : protocols) {
+            offered = Math.max(offered, runs.stream().filter(r -> r.stats().protocol().equals(protocol))
+                    .mapToDouble(r -> r.stats().offeredMbps()).sum());
+        }
+        long clients = runs.size() / Math.max(1, protocols.size());
+        Instant last = runs.stream().map(RunsCsv.ClientRun::finished).max(Comparator.naturalOrder()).orElseThrow();
+        return String.format(Locale.ROOT, "%s, %s offering %.1f Mbit/s of requests%s: %s%n%s, commit %s",
+                String.join(" + ", workloads), clients == 1 ? "1 client" : clients + " clients", offered,
+                clients == 1 ? "" : " in all", String.join(" vs ", protocols), Provenance.minute(last),
+                String.join(", ", commits));
     }
 
-    /** As above, with notes for the plot (what the curves leave out). */
-    static void write(ResultSet results, Path outDir, String title, List<String> notes, PrintStream out)
+    /** "homa: 19 of 25401 calls failed (not in the curves)" for each protocol that lost calls. */
+    static List<String> failureNotes(List<RunsCsv.ClientRun> runs) {
+        List<String> notes = new ArrayList<>();
+        Set<String> protocols = new TreeSet<>();
+        runs.forEach(r -> protocols.add(r.stats().protocol()));
+        for (String protocol : protocols) {
+            long failed = runs.stream().filter(r -> r.stats().protocol().equals(protocol))
+                    .mapToLong(r -> r.stats().failed()).sum();
+            long sent = runs.stream().filter(r -> r.stats().protocol().equals(protocol))
+                    .mapToLong(r -> r.stats().sent()).sum();
+            if (failed > 0) {
+                notes.add(String.format(Locale.ROOT, "%s: %d of %d calls failed (not in the curves)", protocol,
+                        failed, sent));
+            }
+        }
+        return notes;
+    }
+
+    /** The runs' summary lines (each ends in OVERLOADED when it was). */
+    static void printSummaries(List<RunsCsv.ClientRun> runs, PrintStream out) {
+        runs.forEach(r -> out.println(r.stats().summaryLine()));
+    }
+
+    /**
+     * Writes results.csv, histograms.csv, runs.csv and rtt.svg into {@code outDir} and prints the table; with
+     * {@code notes} under the plot's axis (what the curves leave out).
+     */
+    static void write(Figure figure, Path outDir, String title, List<String> notes, PrintStream out)
             throws IOException {
-        ResultsCsv.write(outDir, results.rows());
-        HistogramsCsv.write(outDir, results.rows());
-        Files.writeString(outDir.resolve(SVG_FILE), RttPlot.render(results, title, notes), StandardCharsets.UTF_8);
-        out.print(ComparisonTable.format(results));
+        ResultsCsv.write(outDir, figure.merged().rows());
+        HistogramsCsv.write(outDir, figure.merged().rows());
+        if (!figure.runs().isEmpty()) {
+            RunsCsv.write(outDir, figure.runs());
+        }
+        OverloadVerdict verdict = figure.verdict();
+        Files.writeString(outDir.resolve(SVG_FILE), RttPlot.render(figure.merged(), title, notes, verdict),
+                StandardCharsets.UTF_8);
+        out.print(ComparisonTable.format(figure.merged(), verdict, figure.repeats()));
         out.println("wrote " + outDir.resolve(ResultsCsv.FILE_NAME) + " and " + outDir.resolve(SVG_FILE));
     }
 }

@@ -42,6 +42,11 @@ public final class OpenLoopDriver {
     private final LongAdder completedBytes = new LongAdder();
     private volatile Thread waitingDriver;
     private volatile Throwable firstFailure;
+    /**
+     * Set when {@link #run} has counted: calls still open then are unfinished, and the failures they end with when
+     * the client closes (CANCELLED) are neither counted again nor reported as the run's first failure.
+     */
+    private volatile boolean counted;
 
     public OpenLoopDriver(DriverConfig config, BenchClient client, LatencyRecorder recorder, Progress progress) {
         this.config = config;
@@ -128,6 +133,7 @@ public final class OpenLoopDriver {
             progress.update(total, total, sent, completed.sum(), outstanding.get());
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        counted = true;
         return new RunStats(protocol, arrivals, sent, completed.sum(), failed.sum(), waited, skipped,
                 outstanding.get() + waiting.size(), recorded.sum(), lagMicros(sendLag, 50), lagMicros(sendLag, 99),
                 config.loadMbps(),
@@ -151,6 +157,9 @@ public final class OpenLoopDriver {
         }
         client.call(a.server, payload.retainedSlice(0, a.length)).whenComplete((length, error) -> {
             long rtt = System.nanoTime() - a.intendedNanos;
+            if (counted) {
+                return; // counted as unfinished
+            }
             if (error != null || length == null || length != a.length) {
                 failed.increment();
                 if (firstFailure == null) {

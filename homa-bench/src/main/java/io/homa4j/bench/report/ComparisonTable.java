@@ -5,52 +5,106 @@ import org.HdrHistogram.Histogram;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The stdout table: per bucket, each protocol's count, P50 and P99, and the TCP/Homa ratios (above 1: Homa is
- * faster), followed by the two headline ratios: messages up to 1,000 B merged, and the largest bucket.
+ * faster), followed by the two headline ratios: messages up to 1,000 B merged, and the largest bucket. With
+ * several repeats (Homa/TCP pairs) the headline is each ratio's median over the repeats with its min-max. When
+ * a run behind the table was overloaded, it says OVERLOADED and prints no headline: the ratios would compare
+ * queues in the clients, not transports.
  */
 public final class ComparisonTable {
     /** Short messages, as in "<= 1 KB". */
-    public static final int SHORT_MESSAGE_BYTES = 1_000;
+    public static final int SHORT_MESSAGE_BYTES = HeadlineRatios.SHORT_MESSAGE_BYTES;
+    /** Fewer calls than this in the largest bucket and its P99 is one of its few slowest calls: said so. */
+    public static final long TAIL_CALLS = 500;
 
     private ComparisonTable() {
     }
 
     public static String format(ResultSet results) {
+        return format(results, new OverloadVerdict(List.of(), false), List.of());
+    }
+
+    /**
+     * @param merged  every call of every repeat, by protocol and bucket
+     * @param verdict whether the runs were overloaded
+     * @param repeats each repeat's own results (one Homa/TCP pair each); fewer than two: no spread is printed
+     */
+    public static String format(ResultSet merged, OverloadVerdict verdict, List<ResultSet> repeats) {
         StringBuilder sb = new StringBuilder();
-        List<Integer> bounds = results.bucketBounds();
+        List<Integer> bounds = merged.bucketBounds();
         sb.append(String.format(Locale.ROOT, "%12s %8s %10s %10s %8s %10s %10s %9s %9s%n", "bucket<=B", "homa n",
                 "homa p50", "homa p99", "tcp n", "tcp p50", "tcp p99", "p50 t/h", "p99 t/h"));
         for (int bound : bounds) {
-            Optional<BucketLatencies> homa = results.get("homa", bound);
-            Optional<BucketLatencies> tcp = results.get("tcp", bound);
+            Optional<BucketLatencies> homa = merged.get("homa", bound);
+            Optional<BucketLatencies> tcp = merged.get("tcp", bound);
             sb.append(String.format(Locale.ROOT, "%12d %8s %10s %10s %8s %10s %10s %9s %9s%n", bound,
                     count(homa), us(homa, 50), us(homa, 99), count(tcp), us(tcp, 50), us(tcp, 99),
                     ratio(tcp, homa, 50), ratio(tcp, homa, 99)));
         }
         sb.append("(RTT in microseconds; t/h = TCP / Homa, above 1 means Homa is faster)\n");
-        if (!bounds.isEmpty()) {
-            Histogram homaShort = results.mergedUpTo("homa", SHORT_MESSAGE_BYTES);
-            Histogram tcpShort = results.mergedUpTo("tcp", SHORT_MESSAGE_BYTES);
-            if (homaShort.getTotalCount() > 0 && tcpShort.getTotalCount() > 0) {
-                sb.append(String.format(Locale.ROOT,
-                        "messages <= %d B (buckets merged): P50 tcp/homa = %s, P99 tcp/homa = %s"
-                                + " (homa P99 %.1f us, tcp P99 %.1f us)%n",
-                        SHORT_MESSAGE_BYTES, ratioText(ratio(tcpShort, homaShort, 50)),
-                        ratioText(ratio(tcpShort, homaShort, 99)),
-                        homaShort.getValueAtPercentile(99) / 1e3, tcpShort.getValueAtPercentile(99) / 1e3));
-            }
-            int largest = bounds.get(bounds.size() - 1);
-            Optional<BucketLatencies> homa = results.get("homa", largest);
-            Optional<BucketLatencies> tcp = results.get("tcp", largest);
-            if (homa.isPresent() && tcp.isPresent() && homa.get().count() > 0 && tcp.get().count() > 0) {
-                sb.append(String.format(Locale.ROOT,
-                        "largest bucket (<= %d B): P50 tcp/homa = %s, P99 tcp/homa = %s%n", largest,
-                        ratio(tcp, homa, 50), ratio(tcp, homa, 99)));
-            }
+        if (bounds.isEmpty()) {
+            return sb.toString();
+        }
+        if (verdict.overloaded()) {
+            verdict.notes().forEach(note -> sb.append(note).append('\n'));
+            sb.append("OVERLOADED: no headline ratios; the RTTs above are mostly waiting in the clients' queues,"
+                    + " not the transports (lower --load)\n");
+            return sb.toString();
+        }
+        HeadlineRatios all = HeadlineRatios.of(merged);
+        Histogram homaShort = merged.mergedUpTo("homa", SHORT_MESSAGE_BYTES);
+        Histogram tcpShort = merged.mergedUpTo("tcp", SHORT_MESSAGE_BYTES);
+        String scope = repeats.size() > 1 ? ", all " + repeats.size() + " repeats" : "";
+        if (!Double.isNaN(all.shortP99())) {
+            sb.append(String.format(Locale.ROOT,
+                    "messages <= %d B (buckets merged%s): P50 tcp/homa = %s, P99 tcp/homa = %s"
+                            + " (homa P99 %.1f us, tcp P99 %.1f us)%n",
+                    SHORT_MESSAGE_BYTES, scope, ratioText(all.shortP50()), ratioText(all.shortP99()),
+                    homaShort.getValueAtPercentile(99) / 1e3, tcpShort.getValueAtPercentile(99) / 1e3));
+        }
+        Optional<BucketLatencies> homaLargest = merged.get("homa", all.largestBucket());
+        Optional<BucketLatencies> tcpLargest = merged.get("tcp", all.largestBucket());
+        if (!Double.isNaN(all.largestP99())) {
+            sb.append(String.format(Locale.ROOT,
+                    "largest bucket (<= %d B%s): P50 tcp/homa = %s, P99 tcp/homa = %s%n", all.largestBucket(),
+                    scope, ratioText(all.largestP50()), ratioText(all.largestP99())));
+        }
+        long fewest = Math.min(homaLargest.map(BucketLatencies::count).orElse(0L),
+                tcpLargest.map(BucketLatencies::count).orElse(0L));
+        if (fewest > 0 && fewest < TAIL_CALLS) {
+            long slowest = Math.max(1, (long) Math.ceil(fewest * 0.01));
+            sb.append(String.format(Locale.ROOT, "note: the largest bucket holds only %d calls of a protocol"
+                    + " (fewer than %d): its P99 is %s%n", fewest, TAIL_CALLS,
+                    slowest == 1 ? "its slowest call" : "one of its " + slowest + " slowest calls"));
+        }
+        if (repeats.size() > 1) {
+            List<HeadlineRatios> each = repeats.stream().map(HeadlineRatios::of).toList();
+            sb.append(String.format(Locale.ROOT, "headline, median (min-max) over %d repeats:"
+                            + " messages <= %d B P99 tcp/homa = %s, P50 = %s; largest bucket P99 tcp/homa = %s,"
+                            + " P50 = %s%n", repeats.size(), SHORT_MESSAGE_BYTES,
+                    spread(each, HeadlineRatios::shortP99), spread(each, HeadlineRatios::shortP50),
+                    spread(each, HeadlineRatios::largestP99), spread(each, HeadlineRatios::largestP50)));
         }
         return sb.toString();
+    }
+
+    /** "45.50 (38.30-47.50)": the median of the repeats' values and their range; NaN values left out. */
+    static String spread(List<HeadlineRatios> repeats, ToDoubleFunction<HeadlineRatios> ratio) {
+        double[] values = repeats.stream().mapToDouble(ratio).filter(v -> !Double.isNaN(v)).sorted().toArray();
+        if (values.length == 0) {
+            return "-";
+        }
+        return ratioText(median(values)) + " (" + ratioText(values[0]) + "-" + ratioText(values[values.length - 1])
+                + ")";
+    }
+
+    /** The median of sorted values (the mean of the two middle ones for an even count). */
+    static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static String count(Optional<BucketLatencies> b) {
@@ -71,11 +125,10 @@ public final class ComparisonTable {
 
     /** Two decimals, or two significant digits below 0.1 (so a ratio of 0.004 does not print as 0.00). */
     static String ratioText(double ratio) {
+        if (Double.isNaN(ratio)) {
+            return "-";
+        }
         return ratio >= 0.1 || ratio == 0 ? String.format(Locale.ROOT, "%.2f", ratio)
                 : String.format(Locale.ROOT, "%.2g", ratio);
-    }
-
-    private static double ratio(Histogram tcp, Histogram homa, double percentile) {
-        return (double) tcp.getValueAtPercentile(percentile) / homa.getValueAtPercentile(percentile);
     }
 }

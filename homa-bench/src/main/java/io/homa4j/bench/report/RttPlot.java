@@ -13,10 +13,14 @@ import java.util.Optional;
 public final class RttPlot {
     private static final int WIDTH = 900;
     private static final int HEIGHT = 560;
-    private static final int LEFT = 80;
+    /** Room for the y tick labels ("100 ms" is about 45 px) and, left of them, the rotated axis title. */
+    private static final int LEFT = 104;
+    private static final int Y_TITLE_X = 18;
     private static final int RIGHT = 30;
     private static final int TOP = 72;
-    private static final int BOTTOM = 95;
+    /** Each title line after the first (a subtitle, e.g. the date and commit) adds this much room above the plot. */
+    private static final int SUBTITLE_LINE = 17;
+    private static final int BOTTOM = 110;
     private static final String[] COLORS = {"#1f5fbf", "#d62728", "#2ca02c", "#9467bd"};
 
     private RttPlot() {
@@ -31,7 +35,15 @@ public final class RttPlot {
      * what the curves do not show, such as calls that failed.
      */
     public static String render(ResultSet results, String title, List<String> notes) {
-        return render(results, title, notes, "Round-trip time (log scale)", 4, RttPlot::decadeLabel);
+        return render(results, title, notes, new OverloadVerdict(List.of(), false));
+    }
+
+    /**
+     * The RTT plot; when {@code verdict} says the runs were overloaded, the plot area carries a large OVERLOADED
+     * mark and the verdict's notes are printed under the axis, before {@code notes}.
+     */
+    public static String render(ResultSet results, String title, List<String> notes, OverloadVerdict verdict) {
+        return render(results, title, notes, verdict, "Round-trip time (log scale)", 4, RttPlot::decadeLabel);
     }
 
     /**
@@ -41,6 +53,22 @@ public final class RttPlot {
      */
     public static String render(ResultSet results, String title, List<String> notes, String yAxisLabel,
                                 int minTopDecade, java.util.function.IntFunction<String> decadeLabels) {
+        return render(results, title, notes, new OverloadVerdict(List.of(), false), yAxisLabel, minTopDecade,
+                decadeLabels);
+    }
+
+    /**
+     * The general form: {@code title} may hold several lines ('\n'), the first large, the others (such as the
+     * run's date and commit) smaller.
+     */
+    public static String render(ResultSet results, String title, List<String> notes, OverloadVerdict verdict,
+                                String yAxisLabel, int minTopDecade,
+                                java.util.function.IntFunction<String> decadeLabels) {
+        String[] titleLines = title.split("\n");
+        int top = TOP + SUBTITLE_LINE * (titleLines.length - 1);
+        List<String> allNotes = new ArrayList<>(verdict.notes());
+        allNotes.addAll(notes);
+        notes = allNotes;
         List<Integer> bounds = results.bucketBounds();
         double[] left = new double[bounds.size()];
         double[] right = new double[bounds.size()];
@@ -68,18 +96,25 @@ public final class RttPlot {
         if (highDecade <= lowDecade) {
             highDecade = lowDecade + 1;
         }
-        Frame frame = new Frame(lowDecade, highDecade);
+        int plotHeight = HEIGHT - TOP - BOTTOM;
+        int height = top + plotHeight + BOTTOM + 16 * Math.max(0, notes.size() - 1);
+        int plotBottom = top + plotHeight;
+        Frame frame = new Frame(lowDecade, highDecade, top, plotBottom);
 
         StringBuilder svg = new StringBuilder();
         svg.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        int height = HEIGHT + 16 * Math.max(0, notes.size() - 1);
         svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
                 + " viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"13\">%n",
                 WIDTH, height, WIDTH, height));
         svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>%n",
                 WIDTH, height));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">%s"
-                + "</text>%n", WIDTH / 2, escape(title)));
+                + "</text>%n", WIDTH / 2, escape(titleLines[0])));
+        for (int i = 1; i < titleLines.length; i++) {
+            svg.append(String.format(Locale.ROOT, "<text class=\"subtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\""
+                    + " font-size=\"12\" fill=\"#444\">%s</text>%n", WIDTH / 2, 28 + SUBTITLE_LINE * i,
+                    escape(titleLines[i])));
+        }
         // y grid: decades labelled, 2x and 5x as light lines
         for (int d = lowDecade; d <= highDecade; d++) {
             double y = frame.y(Math.pow(10, d));
@@ -95,28 +130,34 @@ public final class RttPlot {
                 }
             }
         }
-        // x ticks at bucket bounds, skipping labels that would overlap the previous one
-        double lastLabelX = -1e9;
+        // x ticks at bucket bounds; a label that would overlap its left neighbour goes one row lower (narrow tail
+        // buckets sit close together), so every bound is labelled
+        double[] rowEnd = {-1e9, -1e9};
         for (int i = 0; i < bounds.size(); i++) {
             double x = frame.x(right[i]);
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>%n",
-                    x, HEIGHT - BOTTOM, x, HEIGHT - BOTTOM + 6));
             String label = lengthLabel(bounds.get(i));
-            double halfWidth = label.length() * 3.8; // about half the label's width at 13 px
-            if (x - halfWidth >= lastLabelX + 4) {
-                svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-                        x, HEIGHT - BOTTOM + 22, escape(label)));
-                lastLabelX = x + halfWidth;
-            }
+            double halfWidth = label.length() * 3.6; // about half the label's width at 13 px
+            int row = x - halfWidth >= rowEnd[0] + 4 ? 0 : 1;
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>%n",
+                    x, plotBottom, x, plotBottom + 6 + 16 * row));
+            svg.append(String.format(Locale.ROOT, "<text class=\"xtick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s"
+                    + "</text>%n", x, plotBottom + 20 + 16 * row, escape(label)));
+            rowEnd[row] = x + halfWidth;
         }
         svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
-                + " stroke=\"#333\"/>%n", LEFT, TOP, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM));
+                + " stroke=\"#333\"/>%n", LEFT, top, WIDTH - LEFT - RIGHT, plotHeight));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-                (LEFT + WIDTH - RIGHT) / 2, HEIGHT - BOTTOM + 48,
-                escape("Message length (bytes, bucket upper bounds), placed by cumulative fraction of messages")));
-        svg.append(String.format(Locale.ROOT, "<text x=\"22\" y=\"%d\" text-anchor=\"middle\""
-                + " transform=\"rotate(-90 22 %d)\">%s</text>%n", (TOP + HEIGHT - BOTTOM) / 2,
-                (TOP + HEIGHT - BOTTOM) / 2, escape(yAxisLabel)));
+                (LEFT + WIDTH - RIGHT) / 2, plotBottom + 62, escape("Message length (bucket upper bounds; 1 KB ="
+                        + " 1,000 B), each bucket as wide as its share of the messages")));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\""
+                + " transform=\"rotate(-90 %d %d)\">%s</text>%n", Y_TITLE_X, (top + plotBottom) / 2, Y_TITLE_X,
+                (top + plotBottom) / 2, escape(yAxisLabel)));
+        if (verdict.overloaded()) {
+            svg.append(String.format(Locale.ROOT, "<text class=\"overloaded\" x=\"%d\" y=\"%d\""
+                    + " text-anchor=\"middle\" font-size=\"56\" font-weight=\"bold\" fill=\"#b00000\""
+                    + " fill-opacity=\"0.25\">OVERLOADED</text>%n", (LEFT + WIDTH - RIGHT) / 2,
+                    (top + plotBottom) / 2 + 20));
+        }
 
         List<String> legend = new ArrayList<>();
         List<String> protocols = results.protocols();
@@ -135,11 +176,7 @@ public final class RttPlot {
                     double x = frame.x((left[i] + right[i]) / 2);
                     double y = frame.y(b.get().percentileMicros(percentile));
                     points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
-                    markers.append(median
-                            ? String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>%n",
-                                    x, y, color)
-                            : String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\""
-                                    + " fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"/>%n", x - 3.5, y - 3.5, color));
+                    markers.append(marker(median, x, y, color));
                 }
                 if (points.length() == 0) {
                     continue;
@@ -154,36 +191,51 @@ public final class RttPlot {
         }
         // legend: one row between the title and the plot, so it never hides a curve
         double lx = LEFT;
-        int ly = TOP - 22;
+        int ly = top - 22;
         for (String entry : legend) {
             String[] parts = entry.split("\\|", -1);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\""
                     + " stroke-width=\"2\"%s/>%n", lx, ly, lx + 32, ly, parts[1],
                     parts[2].isEmpty() ? "" : " stroke-dasharray=\"" + parts[2] + "\""));
+            svg.append(marker(parts[2].isEmpty(), lx + 16, ly, parts[1]));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\">%s</text>%n", lx + 38, ly + 4,
                     escape(parts[0])));
             lx += 38 + parts[0].length() * 7.5 + 26;
         }
         for (int i = 0; i < notes.size(); i++) {
             svg.append(String.format(Locale.ROOT, "<text class=\"note\" x=\"%d\" y=\"%d\" fill=\"#b00000\""
-                    + " font-size=\"12\">%s</text>%n", LEFT, HEIGHT - 22 + 16 * i, escape(notes.get(i))));
+                    + " font-size=\"12\">%s</text>%n", LEFT, plotBottom + BOTTOM - 22 + 16 * i, escape(notes.get(i))));
         }
         svg.append("</svg>\n");
         return svg.toString();
     }
 
-    static String lengthLabel(int bytes) {
-        if (bytes >= 1_000_000 && bytes % 100_000 == 0) {
-            return trim(bytes / 1e6) + "M";
-        }
-        if (bytes >= 10_000) {
-            return trim(Math.round(bytes / 100.0) / 10.0) + "K";
-        }
-        return Integer.toString(bytes);
+    /** P50: a filled circle; P99: an open square (in the legend as on the curves). */
+    private static String marker(boolean median, double x, double y, String color) {
+        return median
+                ? String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>%n", x, y, color)
+                : String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"white\""
+                        + " stroke=\"%s\" stroke-width=\"1.5\"/>%n", x - 3.5, y - 3.5, color);
     }
 
-    private static String trim(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
+    /** One format for every length, three significant digits: "315 B", "6.39 KB", "49.4 KB", "273 KB", "1 MB". */
+    public static String lengthLabel(int bytes) {
+        if (bytes < 1_000) {
+            return bytes + " B";
+        }
+        String[] units = {"KB", "MB", "GB"};
+        double value = bytes / 1e3;
+        int unit = 0;
+        while (value >= 999.5 && unit < units.length - 1) {
+            value /= 1e3;
+            unit++;
+        }
+        String digits = value >= 99.5 ? String.format(Locale.ROOT, "%.0f", value)
+                : value >= 9.995 ? String.format(Locale.ROOT, "%.1f", value) : String.format(Locale.ROOT, "%.2f", value);
+        if (digits.contains(".")) {
+            digits = digits.replaceAll("0+$", "").replaceAll("\\.$", "");
+        }
+        return digits + " " + units[unit];
     }
 
     /** 10^decade microseconds as "10 \u00b5s", "1 ms", "10 s". */
@@ -205,10 +257,14 @@ public final class RttPlot {
     private static final class Frame {
         private final double lowLog;
         private final double highLog;
+        private final int top;
+        private final int bottom;
 
-        Frame(int lowDecade, int highDecade) {
+        Frame(int lowDecade, int highDecade, int top, int bottom) {
             this.lowLog = lowDecade;
             this.highLog = highDecade;
+            this.top = top;
+            this.bottom = bottom;
         }
 
         double x(double fraction) {
@@ -217,7 +273,7 @@ public final class RttPlot {
 
         double y(double micros) {
             double t = (Math.log10(Math.max(micros, 1e-3)) - lowLog) / (highLog - lowLog);
-            return HEIGHT - BOTTOM - t * (HEIGHT - TOP - BOTTOM);
+            return bottom - t * (bottom - top);
         }
     }
 }

@@ -87,11 +87,13 @@ class CliTest {
     }
 
     @Test
-    void failureNotesComeFromSummaryLinesWithLostCalls() {
-        assertEquals(java.util.List.of("homa: 5 of 20 calls failed, 2 unfinished, 0 skipped (not in the curves)"),
-                CompareCommand.failureNotes(java.util.List.of(
-                        "homa: requests sent=20 completed=13 failed=5 unfinished=2 skipped_outstanding_cap=0 x",
-                        "tcp: requests sent=20 completed=20 failed=0 unfinished=0 skipped_outstanding_cap=0 x")));
+    void failureNotesCountFailedCallsPerProtocolOverItsRuns() {
+        java.util.function.BiFunction<String, Long, io.homa4j.bench.report.RunsCsv.ClientRun> run = (p, failed) ->
+                new io.homa4j.bench.report.RunsCsv.ClientRun("w4", java.time.Instant.EPOCH, "abc",
+                        new io.homa4j.bench.driver.RunStats(p, 20, 20, 20 - failed, failed, 0, 0, 0, 10, 5, 9, 1, 1));
+        assertEquals(java.util.List.of("homa: 7 of 40 calls failed (not in the curves)"),
+                MergeCommand.failureNotes(java.util.List.of(run.apply("homa", 5L), run.apply("tcp", 0L),
+                        run.apply("homa", 2L))));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.homa4j.bench.cli;
 
 import io.homa4j.bench.report.HistogramsCsv;
 import io.homa4j.bench.report.ResultsCsv;
+import io.homa4j.bench.report.RunsCsv;
 import io.homa4j.bench.transport.BenchServer;
 import io.homa4j.bench.transport.Protocol;
 import io.homa4j.bench.transport.TransportOptions;
@@ -35,8 +36,9 @@ class CompareTcpTest {
     @Test
     void inProcessCompareWritesResultsPlotAndTable(@TempDir Path tmp) throws Exception {
         Path out = tmp.resolve("compare");
-        CliTest.Result r = CliTest.run("compare", "--protocols", "tcp", "--mode", "in-process", "--duration", "1",
-                "--warmup", "0.2", "--link-mbps", "200", "--out", out.toString());
+        CliTest.Result r = CliTest.run("compare", "--where", "loopback", "--repeats", "1",
+                "--protocols", "tcp", "--mode", "in-process", "--duration", "1",
+                "--warmup", "0.2", "--link-mbps", "200", "--load", "0.8", "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(totalCount(out.resolve("results.csv"), "tcp") > 100, r.out());
         DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(out.resolve("rtt.svg").toFile());
@@ -49,12 +51,56 @@ class CompareTcpTest {
     @Test
     void childJvmCompareRunsServerAndClientProcesses(@TempDir Path tmp) throws Exception {
         Path out = tmp.resolve("compare");
-        CliTest.Result r = CliTest.run("compare", "--protocols", "tcp", "--duration", "0.5", "--warmup", "0",
-                "--link-mbps", "100", "--out", out.toString());
+        CliTest.Result r = CliTest.run("compare", "--where", "loopback", "--repeats", "1",
+                "--protocols", "tcp", "--duration", "0.5", "--warmup", "0",
+                "--link-mbps", "100", "--load", "0.8", "--out", out.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(totalCount(out.resolve("results.csv"), "tcp") > 20, r.out());
-        assertTrue(Files.exists(out.resolve("tcp").resolve(HistogramsCsv.FILE_NAME)));
+        assertTrue(Files.exists(out.resolve("repeat-1").resolve("tcp").resolve(HistogramsCsv.FILE_NAME)));
         assertTrue(r.err().contains("homa-bench server: stopped"), "server got SIGTERM and closed: " + r.err());
+    }
+
+    @Test
+    void repeatsAreMergedAndEachKeepsItsOwnRun(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("compare");
+        CliTest.Result r = CliTest.run("compare", "--where", "loopback", "--repeats", "2", "--protocols", "tcp",
+                "--mode", "in-process", "--workload", "1000", "--duration", "0.5", "--warmup", "0",
+                "--link-mbps", "8", "--load", "0.5", "--out", out.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        long first = totalCount(out.resolve("repeat-1").resolve("tcp").resolve("results.csv"), "tcp");
+        long second = totalCount(out.resolve("repeat-2").resolve("tcp").resolve("results.csv"), "tcp");
+        assertTrue(first > 0 && second > 0, r.out());
+        assertEquals(first + second, totalCount(out.resolve("results.csv"), "tcp"));
+        List<String> runs = Files.readAllLines(out.resolve(RunsCsv.FILE_NAME));
+        assertEquals(3, runs.size(), "header and one row per repeat: " + runs);
+        assertTrue(r.out().contains("repeat 1 tcp: requests sent=") && r.out().contains("repeat 2 tcp: requests"),
+                r.out());
+    }
+
+    @Test
+    void anOverloadedRunSaysSoInTableSummaryPlotAndMerge(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("compare");
+        // 100 KB messages at 40 Mbit/s (50 calls/s) with one call in flight at a time: whenever a call is out,
+        // the next arrival waits for the cap, far more than 1% of them
+        CliTest.Result r = CliTest.run("compare", "--where", "loopback", "--repeats", "1", "--protocols", "tcp",
+                "--mode", "in-process", "--workload", "100000", "--max-outstanding", "1", "--duration", "1",
+                "--warmup", "0", "--link-mbps", "40", "--load", "1", "--tcp-connections", "1", "--out",
+                out.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("tcp OVERLOADED: ") && r.out().contains("waited for the outstanding cap"),
+                r.out());
+        assertTrue(r.out().contains("OVERLOADED: no headline ratios"), r.out());
+        assertTrue(r.out().matches("(?s).*repeat 1 tcp: requests sent=.* OVERLOADED \\(.*"), r.out());
+        assertTrue(Files.readString(out.resolve("rtt.svg")).contains(">OVERLOADED</text>"));
+
+        CliTest.Result merged = CliTest.run("merge", "--in", out.resolve("repeat-1").resolve("tcp").toString(),
+                "--out", tmp.resolve("m").toString());
+        assertEquals(0, merged.code(), merged.err());
+        assertTrue(merged.out().contains("OVERLOADED: no headline ratios"), merged.out());
+        String svg = Files.readString(tmp.resolve("m").resolve("rtt.svg"));
+        assertTrue(svg.contains(">OVERLOADED</text>"), svg);
+        assertTrue(svg.contains("100000 (truncated at 1000000 B), 1 client offering 40.0 Mbit/s of requests: tcp"),
+                "default title from runs.csv: " + svg);
     }
 
     @Test

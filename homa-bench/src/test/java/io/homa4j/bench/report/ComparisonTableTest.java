@@ -1,8 +1,11 @@
 package io.homa4j.bench.report;
 
 import io.homa4j.bench.driver.LatencyRecorder;
+import io.homa4j.bench.driver.RunStats;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,5 +45,64 @@ class ComparisonTableTest {
         assertEquals("0.0042", ComparisonTable.ratioText(0.0042));
         assertEquals("0.25", ComparisonTable.ratioText(0.25));
         assertEquals("12.00", ComparisonTable.ratioText(12));
+    }
+
+    private static ResultSet pair(long homaShortUs, long tcpShortUs, long homaLongUs, long tcpLongUs) {
+        return new ResultSet().add("homa", 500, micros(homaShortUs, 10)).add("tcp", 500, micros(tcpShortUs, 10))
+                .add("homa", 1_000_000, micros(homaLongUs, 10)).add("tcp", 1_000_000, micros(tcpLongUs, 10));
+    }
+
+    @Test
+    void repeatsGiveTheMedianAndTheRangeOfEachRatio() {
+        List<ResultSet> repeats = List.of(pair(10, 400, 1_000, 900), pair(10, 200, 1_000, 1_300),
+                pair(10, 300, 1_000, 1_100));
+        ResultSet merged = new ResultSet();
+        repeats.forEach(r -> merged.addAll(r.rows()));
+        String table = ComparisonTable.format(merged, new OverloadVerdict(List.of(), true), repeats);
+        // (the histograms keep 3 significant digits: 10 us is recorded as 10.007 us)
+        assertTrue(table.matches("(?s).*headline, median \\(min-max\\) over 3 repeats: messages <= 1000 B P99"
+                + " tcp/homa = 29\\.9\\d \\(19\\.9\\d-39\\.9\\d\\).*"), table);
+        assertTrue(table.contains("largest bucket P99 tcp/homa = 1.10 (0.90-1.30)"), table);
+        assertTrue(table.contains("the largest bucket holds only 30 calls"), table);
+    }
+
+    @Test
+    void anOverloadedRunHasNoHeadline() {
+        String table = ComparisonTable.format(pair(10, 400, 1_000, 900),
+                new OverloadVerdict(List.of("homa OVERLOADED: 12 calls unfinished"), true), List.of());
+        assertTrue(table.contains("homa OVERLOADED: 12 calls unfinished"), table);
+        assertTrue(table.contains("OVERLOADED: no headline ratios"), table);
+        assertTrue(!table.contains("P99 tcp/homa ="), table);
+    }
+
+    @Test
+    void overloadVerdictsComeFromTheRunsStatistics() {
+        RunStats fine = new RunStats("tcp", 1000, 1000, 1000, 0, 10, 0, 0, 900, 30, 800, 10, 10);
+        RunStats late = new RunStats("homa", 1000, 1000, 1000, 0, 10, 0, 0, 900, 30, 8_000, 10, 10);
+        RunStats capped = new RunStats("homa", 1000, 1000, 1000, 0, 11, 0, 0, 900, 30, 800, 10, 10);
+        RunStats lost = new RunStats("homa", 1000, 998, 990, 0, 0, 2, 8, 900, 30, 800, 10, 10);
+        assertEquals(List.of(), fine.overloadReasons(), "10 of 1000 waited: 1% is still fine");
+        assertEquals(List.of("send lag P99 8.0 ms > 5 ms"), late.overloadReasons());
+        assertEquals(List.of("1.1% of calls waited for the outstanding cap (> 1%)"), capped.overloadReasons());
+        assertEquals(List.of("2 calls skipped", "8 calls unfinished"), lost.overloadReasons());
+        assertTrue(late.summaryLine().endsWith(" OVERLOADED (send lag P99 8.0 ms > 5 ms)"), late.summaryLine());
+        assertTrue(!fine.summaryLine().contains("OVERLOADED"));
+        OverloadVerdict verdict = OverloadVerdict.of(List.of(run(fine), run(late), run(capped), run(fine)));
+        assertEquals(List.of("homa OVERLOADED in 2 of 2 client runs: send lag P99 8.0 ms > 5 ms"), verdict.notes());
+        assertTrue(!OverloadVerdict.of(List.of(run(fine))).overloaded());
+    }
+
+    private static RunsCsv.ClientRun run(RunStats stats) {
+        return new RunsCsv.ClientRun("w4", java.time.Instant.EPOCH, "abc", stats);
+    }
+
+    @Test
+    void runsCsvRoundTrips(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        RunStats stats = new RunStats("homa", 1000, 998, 990, 3, 4, 2, 8, 900, 30.5, Double.NaN, 10.25, 9.5);
+        RunsCsv.ClientRun run = new RunsCsv.ClientRun("W4 (truncated at 1000000 B)",
+                java.time.Instant.parse("2026-12-03T10:41:00Z"), "c2e0715+changes", stats);
+        RunsCsv.write(dir, List.of(run));
+        assertEquals(List.of(run), RunsCsv.read(dir.resolve(RunsCsv.FILE_NAME)).stream()
+                .map(r -> new RunsCsv.ClientRun(r.workload(), r.finished(), r.commit(), r.stats())).toList());
     }
 }

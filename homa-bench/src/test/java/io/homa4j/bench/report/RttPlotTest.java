@@ -64,7 +64,7 @@ class RttPlotTest {
         for (String legend : new String[] {"homa P50", "homa P99", "tcp P50", "tcp P99"}) {
             assertTrue(texts.contains(legend), "legend " + legend + " in " + texts);
         }
-        for (String tick : new String[] {"315", "6387", "1M", "10 \u00b5s", "100 \u00b5s", "1 ms", "10 ms"}) {
+        for (String tick : new String[] {"315 B", "6.39 KB", "1 MB", "10 \u00b5s", "100 \u00b5s", "1 ms", "10 ms"}) {
             assertTrue(texts.contains(tick), "tick " + tick + " in " + texts);
         }
     }
@@ -99,14 +99,100 @@ class RttPlotTest {
 
     @Test
     void lengthLabels() {
-        assertEquals("315", RttPlot.lengthLabel(315));
-        assertEquals("6387", RttPlot.lengthLabel(6_387));
-        assertEquals("49.4K", RttPlot.lengthLabel(49_408));
-        assertEquals("273.1K", RttPlot.lengthLabel(273_075));
-        assertEquals("1M", RttPlot.lengthLabel(1_000_000));
+        assertEquals("315 B", RttPlot.lengthLabel(315));
+        assertEquals("6.39 KB", RttPlot.lengthLabel(6_387));
+        assertEquals("49.4 KB", RttPlot.lengthLabel(49_408));
+        assertEquals("120 KB", RttPlot.lengthLabel(120_373));
+        assertEquals("273 KB", RttPlot.lengthLabel(273_075));
+        assertEquals("1 MB", RttPlot.lengthLabel(1_000_000));
+        assertEquals("1 KB", RttPlot.lengthLabel(1_000));
+        assertEquals("1.5 MB", RttPlot.lengthLabel(1_500_000));
         assertEquals("10 \u00b5s", RttPlot.decadeLabel(1));
         assertEquals("1 ms", RttPlot.decadeLabel(3));
         assertEquals("100 ms", RttPlot.decadeLabel(5));
         assertEquals("10 s", RttPlot.decadeLabel(7));
+    }
+
+    /** The W4 buckets as the talk's figure has them: the narrow tail buckets must all be labelled too. */
+    @Test
+    void everyBucketBoundIsLabelledEvenWhereTheTailBucketsAreNarrow() throws Exception {
+        int[] bounds = {315, 376, 502, 561, 662, 960, 6_387, 49_408, 120_373, 273_075, 1_000_000};
+        long[] counts = {10, 10, 10, 10, 10, 10, 10, 10, 10, 5, 5};
+        ResultSet set = new ResultSet();
+        for (int i = 0; i < bounds.length; i++) {
+            Histogram h = LatencyRecorder.newHistogram();
+            h.recordValueWithCount(100_000, counts[i]);
+            set.add("homa", bounds[i], h);
+        }
+        Document doc = parse(RttPlot.render(set, "t"));
+        NodeList texts = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "text");
+        List<double[]> boxes = new ArrayList<>();
+        List<String> labels = new ArrayList<>();
+        for (int i = 0; i < texts.getLength(); i++) {
+            Element e = (Element) texts.item(i);
+            if (e.getAttribute("class").equals("xtick")) {
+                labels.add(e.getTextContent());
+                double x = Double.parseDouble(e.getAttribute("x"));
+                double half = e.getTextContent().length() * 3.6;
+                boxes.add(new double[] {x - half, x + half, Double.parseDouble(e.getAttribute("y"))});
+            }
+        }
+        for (int b : bounds) {
+            assertTrue(labels.contains(RttPlot.lengthLabel(b)), RttPlot.lengthLabel(b) + " in " + labels);
+        }
+        for (int i = 0; i < boxes.size(); i++) {
+            for (int j = i + 1; j < boxes.size(); j++) {
+                boolean sameRow = boxes.get(i)[2] == boxes.get(j)[2];
+                boolean overlap = boxes.get(i)[0] < boxes.get(j)[1] && boxes.get(j)[0] < boxes.get(i)[1];
+                assertTrue(!(sameRow && overlap), labels.get(i) + " overlaps " + labels.get(j));
+            }
+        }
+    }
+
+    @Test
+    void theLegendShowsEachSeriesMarker() throws Exception {
+        ResultSet set = new ResultSet().add("homa", 100, histogram(10)).add("tcp", 100, histogram(30));
+        Document doc = parse(RttPlot.render(set, "t"));
+        // one marker per point (2 protocols x 2 percentiles x 1 bucket) plus one per legend entry
+        int circles = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "circle").getLength();
+        assertEquals(2 + 2, circles, "P50: filled circles, in the curves and the legend");
+        int squares = 0;
+        NodeList rects = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "rect");
+        for (int i = 0; i < rects.getLength(); i++) {
+            squares += ((Element) rects.item(i)).getAttribute("width").equals("7") ? 1 : 0;
+        }
+        assertEquals(2 + 2, squares, "P99: open squares, in the curves and the legend");
+    }
+
+    @Test
+    void theYAxisTitleKeepsClearOfTheTickLabels() throws Exception {
+        ResultSet set = new ResultSet().add("homa", 100, histogram(10)).add("tcp", 100, histogram(200_000));
+        Document doc = parse(RttPlot.render(set, "t"));
+        NodeList texts = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "text");
+        double titleRight = Double.NaN;
+        double labelsLeft = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < texts.getLength(); i++) {
+            Element e = (Element) texts.item(i);
+            String text = e.getTextContent();
+            if (text.startsWith("Round-trip time")) {
+                titleRight = Double.parseDouble(e.getAttribute("x")) + 4; // rotated: the glyphs sit left of x
+            } else if (text.endsWith(" ms") || text.endsWith("\u00b5s") || text.endsWith(" s")) {
+                // right-aligned at x; about 7.5 px per character at 13 px
+                labelsLeft = Math.min(labelsLeft, Double.parseDouble(e.getAttribute("x")) - 7.5 * text.length());
+            }
+        }
+        assertTrue(titleRight < labelsLeft, "y title ends at " + titleRight + ", labels start at " + labelsLeft);
+    }
+
+    @Test
+    void anOverloadedFigureCarriesTheMarkAndTheReasons() throws Exception {
+        ResultSet set = new ResultSet().add("homa", 100, histogram(10));
+        OverloadVerdict verdict = new OverloadVerdict(List.of("homa OVERLOADED: 3 calls skipped"), true);
+        Document doc = parse(RttPlot.render(set, "W4\n2026-12-03, commit abc", List.of(), verdict));
+        List<String> texts = texts(doc);
+        assertTrue(texts.contains("OVERLOADED"), texts.toString());
+        assertTrue(texts.contains("homa OVERLOADED: 3 calls skipped"), texts.toString());
+        assertTrue(texts.contains("W4") && texts.contains("2026-12-03, commit abc"), "title lines " + texts);
+        assertTrue(!texts(parse(RttPlot.render(set, "t"))).contains("OVERLOADED"));
     }
 }
