@@ -4,16 +4,18 @@
 #   - the 2-host rack does not come up, or a marked UDP probe h1 -> h2 is lost or slower than 20 ms at P50
 #   - the switch does not classify by DSCP (the marked probe must land in level 7, the unmarked in level 0)
 #   - a 2 s TCP flow is outside 50..105% of the link rate (the shaper is off or broken)
-#   - the bench jar exists (built by the CI's `mvn verify`) but a low-load compare.sh run does not produce
-#     results.csv rows for every protocol (RPCs that failed are printed, not failed on: that is the protocol's
-#     result, not the scripts')
+#   - the bench jar exists (built by the CI's `mvn verify`) but a short low-load run of the README's main job in
+#     the rack (`homa-bench.jar compare --where rack`, which runs compare.sh) does not produce results.csv rows
+#     for every protocol (RPCs that failed are printed, not failed on: that is the protocol's result, not the
+#     scripts')
+#   - Ctrl-C (SIGINT to the process group, as a terminal sends it) during such a run leaves any namespace behind
 #   - the rack is not completely gone afterwards
-# The compare.sh part (about 20 s: four JVM starts) is skipped with NETLAB_SMOKE_RACK_ONLY=1.
-# Uses its own prefix (homa-smoke) so it never touches a developer's rack.
+# The compare part (about 40 s: JVM starts) is skipped with NETLAB_SMOKE_RACK_ONLY=1.
+# Its namespaces are named homa-smoke-<pid>-*, so it never touches a developer's rack or another smoke run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-export NETLAB_PREFIX=homa-smoke
+export NETLAB_PREFIX=homa-smoke-$$
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 LINK_MBPS=100
@@ -88,21 +90,38 @@ if [[ -n "${NETLAB_SMOKE_RACK_ONLY:-}" ]]; then
   echo "netlab smoke: NETLAB_SMOKE_RACK_ONLY set: rack checks only"
 elif [[ -f "$jar" ]] && command -v java >/dev/null; then
   out=$(mktemp -d)
-  if timeout 240 "$here/compare.sh" --hosts 2 --link-mbps "$LINK_MBPS" --workload w4 --max-message 100000 \
-      --load 0.1 --duration 3 --warmup 1 --out "$out" >"$out/compare.log" 2>&1; then
+  if timeout 240 java -jar "$jar" compare --where rack --prefix "$NETLAB_PREFIX-cmp" --hosts 2 \
+      --link-mbps "$LINK_MBPS" --workload w4 --max-message 100000 --load 0.1 --duration 3 --warmup 1 \
+      --repeats 1 --out "$out" >"$out/compare.log" 2>&1; then
     for protocol in homa tcp; do
       rows=$(awk -F, -v p="$protocol" '$1 == p && $3 > 0' "$out/results.csv" 2>/dev/null | wc -l)
-      ((rows > 0)) && pass "compare.sh: $rows $protocol buckets with results" \
-        || fail "compare.sh: no $protocol rows in results.csv"
+      ((rows > 0)) && pass "compare --where rack: $rows $protocol buckets with results" \
+        || fail "compare --where rack: no $protocol rows in results.csv"
     done
-    [[ -s "$out/rtt.svg" ]] && pass "compare.sh wrote rtt.svg" || fail "compare.sh wrote no rtt.svg"
+    [[ -s "$out/rtt.svg" ]] && pass "compare wrote rtt.svg" || fail "compare wrote no rtt.svg"
     # failed RPCs are a result of the protocol, not of the scripts: shown, not failed on
-    awk -F, 'NR > 1 { printf "netlab smoke: %s %s: sent %s, completed %s, failed %s, unfinished %s\n", $1, $2, $3, $4, $5, $6 }' \
-      "$out/clients.csv"
+    grep 'requests sent=' "$out/compare.log" | sed 's/^/netlab smoke: /'
   else
-    fail "compare.sh exited non-zero; its log:"
+    fail "compare --where rack exited non-zero; its log:"
     tail -20 "$out/compare.log"
   fi
+  left=$(ip netns list | grep -c "^$NETLAB_PREFIX-cmp-" || true)
+  ((left == 0)) && pass "compare removed its rack" || fail "compare left $left namespaces behind"
+
+  # Ctrl-C: a terminal sends SIGINT to the whole foreground process group (the JVM, compare.sh, the rack's JVMs)
+  set -m   # the run gets its own process group, as a terminal's foreground job has, and SIGINT is not ignored
+  java -jar "$jar" compare --where rack --prefix "$NETLAB_PREFIX-int" --hosts 2 --link-mbps "$LINK_MBPS" \
+    --max-message 100000 --load 0.1 --duration 30 --warmup 1 --repeats 1 --out "$out/int" >"$out/int.log" 2>&1 &
+  job=$!
+  set +m
+  for _ in $(seq 150); do grep -q 'running' "$out/int.log" 2>/dev/null && break; sleep 0.2; done
+  kill -INT -- "-$job" 2>/dev/null
+  status=0
+  timeout 60 tail --pid="$job" -f /dev/null || fail "compare still running 60 s after SIGINT"
+  wait "$job" || status=$?
+  left=$(ip netns list | grep -c "^$NETLAB_PREFIX-int-" || true)
+  ((left == 0)) && pass "Ctrl-C during compare --where rack: exit $status, no namespace left" \
+    || fail "Ctrl-C during compare left $left namespaces: $(ip netns list | grep "^$NETLAB_PREFIX-int-" | tr '\n' ' ')"
   rm -rf "$out"
 else
   echo "netlab smoke: bench jar not built ($jar): rack checks only"
