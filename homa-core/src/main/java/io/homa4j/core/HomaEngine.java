@@ -191,6 +191,33 @@ public final class HomaEngine {
      */
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
         ctx.now(nowNanos);
+        receive(from, packet, nowNanos);
+        afterReceiving(nowNanos);
+    }
+
+    /**
+     * Feeds a burst of received UDP payloads, in order: what {@link #onPacket} does for each, except that the
+     * grant decision and the transmit pass run once, after the last packet, as the receive side of the Linux
+     * module does per batch of packets. A transport reading many datagrams per wake-up (recvmmsg, UDP GRO) calls
+     * this once per wake-up, so a run of segments of one message costs one grant decision, not one per segment.
+     *
+     * <p>Ownership: the engine releases {@code packets[0..count)} and clears those slots; the arrays stay the
+     * caller's, for reuse.
+     *
+     * @param senders the sender of each packet, index for index
+     */
+    public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
+        ctx.now(nowNanos);
+        for (int i = 0; i < count; i++) {
+            ByteBuf packet = packets[i];
+            packets[i] = null;
+            receive(senders[i], packet, nowNanos);
+        }
+        afterReceiving(nowNanos);
+    }
+
+    /** Judges and dispatches one packet; releases it. Grants and transmission are left to the caller. */
+    private void receive(InetSocketAddress from, ByteBuf packet, long nowNanos) {
         ctx.beginPacket();
         try {
             if (closed) {
@@ -213,10 +240,6 @@ public final class HomaEngine {
                 sender.heard(nowNanos); // liveness for the client abort rule (SilenceRules.clientAbortDue)
             }
             dispatch(from, type, packet);
-            if (!closed) {
-                ctx.scheduleGrants();
-                transmitter.transmit(nowNanos);
-            }
         } catch (RuntimeException e) {
             // A bug, never packet contents: keep the endpoint alive, count it so tests catch it.
             log.error("internal error handling a packet from {}", from, e);
@@ -226,6 +249,20 @@ public final class HomaEngine {
             if (!ctx.packetDropped()) {
                 packetsHandled++;
             }
+        }
+    }
+
+    /** After received packets: the grants they made possible, the DATA that became sendable, one flush. */
+    private void afterReceiving(long nowNanos) {
+        try {
+            if (!closed) {
+                ctx.scheduleGrants();
+                transmitter.transmit(nowNanos);
+            }
+        } catch (RuntimeException e) {
+            log.error("internal error after handling received packets", e);
+            metrics.drop(DropReason.INTERNAL_ERROR);
+        } finally {
             transmitter.flush();
         }
     }

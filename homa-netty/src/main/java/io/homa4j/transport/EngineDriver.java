@@ -109,6 +109,31 @@ public final class EngineDriver {
         }
     }
 
+    /**
+     * Feeds a burst of received packets to the engine (one grant decision and transmit pass for all of them);
+     * takes ownership of {@code packets[0..count)} and clears those slots.
+     */
+    public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count) {
+        if (engine == null || closed) {
+            for (int i = 0; i < count; i++) {
+                packets[i].release();
+                packets[i] = null;
+            }
+            return;
+        }
+        try {
+            engine.onPackets(senders, packets, count, now());
+        } catch (RuntimeException bug) {
+            LOG.error("engine threw from onPackets", bug);
+            for (int i = 0; i < count; i++) {
+                if (packets[i] != null) { // not reached by the engine: still ours
+                    packets[i].release();
+                    packets[i] = null;
+                }
+            }
+        }
+    }
+
     /** Stops driving: no more polls; later packets are released unread. */
     public void close() {
         closed = true;

@@ -53,6 +53,11 @@ public final class HomaEngineAdapter implements ProtocolEngine {
     }
 
     @Override
+    public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
+        engine.onPackets(senders, packets, count, nowNanos);
+    }
+
+    @Override
     public void poll(long nowNanos) {
         engine.poll(nowNanos);
     }

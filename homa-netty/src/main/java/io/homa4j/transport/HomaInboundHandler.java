@@ -1,5 +1,6 @@
 package io.homa4j.transport;
 
+import io.homa4j.core.wire.PacketDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
@@ -9,32 +10,58 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+
 /**
- * The one inbound handler of every socket of an endpoint: hands each datagram's payload to the engine, after
- * dropping (and counting) datagrams too long to be Homa packets of this configuration and those a
- * {@link PacketFilter} rejects. Everything else, garbage included, is the engine's to judge.
+ * The one inbound handler of every socket of an endpoint: cuts each datagram back into the Homa packets it holds
+ * and hands them to the engine in bursts, one burst per socket read (Netty's {@code channelReadComplete}), so
+ * the engine makes one grant decision and one transmit pass per wake-up rather than per packet.
  *
- * <p>Shared by all the endpoint's sockets, which live on one event loop.
+ * <p>Coalesced datagrams: with UDP_GRO on, the kernel hands over up to 64 KB of same-flow datagrams in one read:
+ * every one {@code gso_size} bytes long except a shorter last one (also runs of small control packets: four
+ * 12-byte BUSY packets arrive as one 48-byte read). Netty 4.2.18's recvmmsg path delivers such a read as one
+ * plain {@link DatagramPacket} without its segment size, so the size is taken from the first packet, which
+ * declares its own length ({@link PacketDecoder#framedLength}), and the read is cut at that stride. A packet
+ * that declares a wrong length is cut into pieces the engine then drops as malformed; a read longer than any
+ * packet whose first bytes declare no usable length is counted in {@code oversizedDropped}.
+ *
+ * <p>Datagrams longer than the configured MTU allows that are not a coalesced read, and those a
+ * {@link PacketFilter} rejects, are dropped and counted. Everything else, garbage included, is the engine's to
+ * judge.
+ *
+ * <p>Shared by all the endpoint's sockets, which live on one event loop. Ownership: each packet handed on is a
+ * retained slice the engine releases; the datagram itself is released here.
  */
 @ChannelHandler.Sharable
 public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(HomaInboundHandler.class);
+
+    /** Packets handed to the engine in one call at most (a full GRO read is 44 packets at MTU 1500). */
+    static final int MAX_BURST = 256;
 
     private final EngineDriver driver;
     private final PacketFilter filter;
     private final TransportCounters counters;
     private final int maxPayloadBytes;
     private final FilterPath path;
+    private final boolean filtering;
 
-    /** @param maxPayloadBytes longest UDP payload accepted ({@code HomaConfig.maxUdpPayload()}) */
+    private final InetSocketAddress[] burstSenders = new InetSocketAddress[MAX_BURST];
+    private final ByteBuf[] burstPackets = new ByteBuf[MAX_BURST];
+    private int burstCount;
+
+    /** @param maxPayloadBytes longest UDP payload of one Homa packet ({@code HomaConfig.maxUdpPayload()}) */
     public HomaInboundHandler(EngineDriver driver, PacketFilter filter, TransportCounters counters,
                               int maxPayloadBytes) {
         this.driver = driver;
         this.filter = filter;
+        this.filtering = filter != PacketFilter.NONE;
         this.counters = counters;
         this.maxPayloadBytes = maxPayloadBytes;
-        DelayLine.Exit toEngine = (from, level, packet) -> driver.onPacket(from, packet);
-        this.path = new FilterPath(driver::loop, toEngine, toEngine, () -> counters.filteredInbound++,
+        DelayLine.Exit toBurst = (from, level, packet) -> addToBurst(from, packet);
+        DelayLine.Exit later = (from, level, packet) -> driver.onPacket(from, packet);
+        this.path = new FilterPath(driver::loop, toBurst, later, () -> counters.filteredInbound++,
                 ByteBufAllocator.DEFAULT);
     }
 
@@ -44,21 +71,94 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        ByteBuf payload = datagram.content();
-        int length = payload.readableBytes();
+        ByteBuf content = datagram.content();
+        InetSocketAddress sender = datagram.sender();
+        int length = content.readableBytes();
         counters.datagramsReceived++;
         counters.bytesReceived += length;
-        if (length > maxPayloadBytes) {
-            // The read buffer holds one byte more than the largest valid packet, so truncation shows here.
-            counters.oversizedDropped++;
-            payload.release();
+        try {
+            int start = content.readerIndex();
+            int stride = PacketDecoder.framedLength(content, start, length);
+            if (stride <= 0 || stride >= length) {
+                // One packet, or garbage: the engine judges it, unless it is too long to be any packet at all.
+                if (length > maxPayloadBytes) {
+                    counters.oversizedDropped++;
+                    return;
+                }
+                counters.packetsReceived++;
+                pass(sender, content.retainedSlice());
+                return;
+            }
+            if (stride > maxPayloadBytes) {
+                counters.oversizedDropped++;
+                return;
+            }
+            counters.coalescedReceived++;
+            for (int offset = 0; offset < length; offset += stride) {
+                counters.packetsReceived++;
+                pass(sender, content.retainedSlice(start + offset, Math.min(stride, length - offset)));
+            }
+        } finally {
+            content.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        deliverBurst();
+    }
+
+    private void pass(InetSocketAddress sender, ByteBuf packet) {
+        if (filtering) {
+            filter.inbound(sender, packet, path);
+        } else {
+            addToBurst(sender, packet);
+        }
+    }
+
+    private void addToBurst(InetSocketAddress sender, ByteBuf packet) {
+        burstSenders[burstCount] = sender;
+        burstPackets[burstCount++] = packet;
+        if (burstCount == MAX_BURST) {
+            deliverBurst();
+        }
+    }
+
+    private void deliverBurst() {
+        int count = burstCount;
+        if (count == 0) {
             return;
         }
-        filter.inbound(datagram.sender(), payload, path);
+        burstCount = 0;
+        counters.receiveBursts++;
+        driver.onPackets(burstSenders, burstPackets, count);
+        for (int i = 0; i < count; i++) {
+            burstSenders[i] = null; // the engine cleared the packet slots; do not pin the addresses
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // A failed read (ENOMEM, an ICMP error reported on the socket): the socket stays usable, nothing is lost
+        // that retransmission will not repair. Count it; log the first. Errors of a socket being closed are not
+        // failures of the endpoint.
+        if (!ctx.channel().isOpen()) {
+            return;
+        }
+        counters.socketErrors++;
+        if (counters.socketErrors == 1) {
+            LOG.warn("UDP socket error on {} (counted in socketErrors; logged once)", ctx.channel(), cause);
+        }
     }
 
     /** Releases the datagrams the filter holds back; those arriving later are still filtered and passed on. */
     public void close() {
         path.close();
+        for (int i = 0; i < burstCount; i++) {
+            burstPackets[i].release();
+            burstPackets[i] = null;
+            burstSenders[i] = null;
+        }
+        burstCount = 0;
     }
 }

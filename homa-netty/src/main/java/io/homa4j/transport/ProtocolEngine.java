@@ -27,6 +27,18 @@ public interface ProtocolEngine {
 
     void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos);
 
+    /**
+     * A burst of received packets, as {@code HomaEngine.onPackets}: releases {@code packets[0..count)} and clears
+     * those slots. Engines without a batched path take them one by one.
+     */
+    default void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
+        for (int i = 0; i < count; i++) {
+            ByteBuf packet = packets[i];
+            packets[i] = null;
+            onPacket(senders[i], packet, nowNanos);
+        }
+    }
+
     void poll(long nowNanos);
 
     long nextWakeNanos();

@@ -12,6 +12,9 @@ public final class TransportCounters {
     volatile long gsoFallbacks;
     volatile long datagramsReceived;
     volatile long bytesReceived;
+    volatile long coalescedReceived;
+    volatile long packetsReceived;
+    volatile long receiveBursts;
     volatile long oversizedDropped;
     volatile long filteredOutbound;
     volatile long filteredInbound;
@@ -21,7 +24,7 @@ public final class TransportCounters {
     /** An immutable copy of the totals so far. */
     public TransportStats snapshot() {
         return new TransportStats(datagramsSent, bytesSent, gsoSends, gsoSegments, gsoFallbacks,
-                datagramsReceived, bytesReceived, oversizedDropped, filteredOutbound, filteredInbound, socketErrors,
+                datagramsReceived, bytesReceived, coalescedReceived, packetsReceived, receiveBursts, oversizedDropped, filteredOutbound, filteredInbound, socketErrors,
                 engineWakes);
     }
 }

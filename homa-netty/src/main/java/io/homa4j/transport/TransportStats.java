@@ -8,8 +8,13 @@ package io.homa4j.transport;
  * @param gsoSends          UDP GSO sends (one syscall buffer carrying several segments)
  * @param gsoSegments       datagrams that went out inside GSO sends
  * @param gsoFallbacks      GSO sends the kernel refused, re-sent as plain datagrams (GSO is then switched off)
- * @param datagramsReceived datagrams read from the sockets (before the inbound filter)
+ * @param datagramsReceived datagrams read from the sockets (before the inbound filter; a coalesced UDP GRO read
+ *                          counts once)
  * @param bytesReceived     their payload bytes
+ * @param coalescedReceived reads that held several datagrams coalesced by UDP GRO
+ * @param packetsReceived   Homa packets cut from the datagrams read (a coalesced read holds up to 64)
+ * @param receiveBursts     bursts of packets handed to the engine, one per socket read-readiness; with
+ *                          {@code packetsReceived}, the packets the engine handles per wake-up
  * @param oversizedDropped  datagrams longer than the configured MTU allows, dropped unread by the engine
  * @param filteredOutbound  datagrams a {@link PacketFilter} dropped on the way out
  * @param filteredInbound   datagrams a {@link PacketFilter} dropped on the way in
@@ -17,7 +22,18 @@ package io.homa4j.transport;
  * @param engineWakes       times the event loop woke the engine for its timers or pacer ({@code poll})
  */
 public record TransportStats(long datagramsSent, long bytesSent, long gsoSends, long gsoSegments, long gsoFallbacks,
-                             long datagramsReceived, long bytesReceived, long oversizedDropped,
+                             long datagramsReceived, long bytesReceived, long coalescedReceived,
+                             long packetsReceived, long receiveBursts, long oversizedDropped,
                              long filteredOutbound, long filteredInbound, long socketErrors,
                              long engineWakes) {
+
+    /** Datagrams per GSO send, or 0 before the first one. */
+    public double segmentsPerGsoSend() {
+        return gsoSends == 0 ? 0 : (double) gsoSegments / gsoSends;
+    }
+
+    /** Packets the engine took per burst (per socket wake-up), or 0 before the first. */
+    public double packetsPerReceiveBurst() {
+        return receiveBursts == 0 ? 0 : (double) packetsReceived / receiveBursts;
+    }
 }

@@ -41,10 +41,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The UDP sockets of one endpoint, all on one event loop and bound to one address and port.
  *
  * <p>With epoll: one socket per priority level, every one with SO_REUSEPORT (so they, and the sockets of other
- * endpoints that ask for the same port, share it) and IP_TOS = {@code HomaConfig.dscpForLevel(level) << 2};
- * reads use recvmmsg, batches of {@link #RECV_BATCH} datagrams per syscall, level-triggered. UDP_GRO stays off:
- * on Netty 4.2.18 combining it with recvmmsg is broken (a known Netty bug), and recvmmsg alone already amortises
- * the syscalls; a GSO send from a peer on the same host is split back into datagrams by the kernel.
+ * endpoints that ask for the same port, share it) and IP_TOS = {@code HomaConfig.dscpForLevel(level) << 2}.
+ * Which of them receives a datagram is the kernel's SO_REUSEPORT choice, a hash of the sender's address and port,
+ * not the datagram's TOS: a peer's packets of every level arrive on one socket, so all sockets read alike.
+ *
+ * <p>Reads: UDP_GRO on, so the kernel hands over a run of same-size datagrams from one sender (a peer's GSO
+ * send, or what a NIC's GRO merged) as one buffer of up to 64 KB, and recvmmsg, up to {@link #RECV_SLOTS} such
+ * buffers per syscall, level-triggered. Netty 4.2.18 mishandles GRO reads it makes with recvmmsg (the segment
+ * size is lost; with slots smaller than 64 KB the reads are cut short): the slots are therefore 64 KB, and
+ * {@link HomaInboundHandler} cuts each read back into packets by the lengths the packets declare. Without UDP_GRO
+ * (kernels before 5.0) the same slots receive one datagram each.
  *
  * <p>With NIO: the same layout when the JDK supports SO_REUSEPORT on this OS; otherwise one socket carrying
  * every level, marked with the highest level's TOS (NIO cannot mark per packet).
@@ -59,14 +65,19 @@ public final class UdpTransport {
     /** Times an ephemeral port is reserved and bound before giving up (another process may race for it). */
     private static final int EPHEMERAL_BIND_ATTEMPTS = 5;
 
-    /** Datagrams read per recvmmsg call. */
-    public static final int RECV_BATCH = 32;
+    /** Bytes of one recvmmsg slot: the largest read UDP GRO makes (a coalesced run of datagrams). */
+    public static final int RECV_SLOT_BYTES = 65_536;
+    /**
+     * Slots per recvmmsg call. Each read takes a pooled buffer of {@code RECV_SLOTS x RECV_SLOT_BYTES} (2 MiB);
+     * packets are slices of it until the engine has copied them, which it does before the read returns.
+     */
+    public static final int RECV_SLOTS = 32;
     /**
      * Datagrams read from one socket per event-loop turn before other work runs. Netty's default (16) lets a
      * burst of timer work (RESEND, NEED_ACK to thousands of RPCs) starve the sockets until they overflow; with
      * Homa, draining the receive queue is what unblocks everything else, so it gets the larger share.
      */
-    public static final int MAX_READS_PER_WAKE = 8 * RECV_BATCH;
+    public static final int MAX_READS_PER_WAKE = 256;
 
     /** The transports there are. */
     public enum Kind { EPOLL, NIO }
@@ -222,14 +233,15 @@ public final class UdpTransport {
                     // under edge triggering (under overload we saw sockets sit full while the loop ran).
                     .option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .option(EpollChannelOption.SO_REUSEPORT, true)
-                    .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot)
-                    // A recvmmsg batch buffer (slot x RECV_BATCH, 47 KB at MTU 1500) is larger than what Netty
-                    // 4.2's default adaptive allocator pools: it malloc'd, zeroed and freed one per read (seen in
-                    // netlab profiles as Unsafe.setMemory/freeMemory). The pooled allocator, which the engine
-                    // already uses, serves it from its arena.
+                    .option(EpollChannelOption.UDP_GRO, true)
+                    .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, RECV_SLOT_BYTES)
+                    // A recvmmsg buffer is larger than what Netty 4.2's default adaptive allocator pools: it
+                    // malloc'd, zeroed and freed one per read (seen in netlab profiles as Unsafe.setMemory/
+                    // freeMemory). The pooled allocator, which the engine already uses, serves it from its arena.
                     .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(slot * RECV_BATCH)
-                            .maxMessagesPerRead(MAX_READS_PER_WAKE));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR,
+                            new FixedRecvByteBufAllocator(RECV_SLOT_BYTES * RECV_SLOTS)
+                                    .maxMessagesPerRead(MAX_READS_PER_WAKE));
         } else {
             ChannelFactory<Channel> factory = () -> new NioDatagramChannel(family);
             b.channelFactory(factory)

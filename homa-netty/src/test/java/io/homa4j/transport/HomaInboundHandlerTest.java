@@ -1,6 +1,9 @@
 package io.homa4j.transport;
 
 import io.homa4j.core.HomaConfig;
+import io.homa4j.core.wire.CommonHeader;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.PacketType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -157,7 +160,9 @@ class HomaInboundHandlerTest {
         engine.sink = sink;
         driver.attach(engine, sink);
         engine.echo = true;
-        channel.pipeline().fireChannelRead(datagram(30)); // unlike writeInbound, runs no pending tasks
+        // Straight to the driver: the embedded pipeline would run the pending end-of-turn task on read complete.
+        ByteBuf packet = datagram(30).content();
+        driver.onPackets(new InetSocketAddress[] {PEER}, new ByteBuf[] {packet}, 1);
         assertNull(channel.readOutbound(), "not flushed before the end of the turn");
         channel.runPendingTasks();
         DatagramPacket out = channel.readOutbound();
@@ -213,11 +218,83 @@ class HomaInboundHandlerTest {
     }
 
     /** Records what the driver feeds it; optionally echoes each packet back through the sink. */
+    /** A DATA packet with {@code segment} payload bytes, as the engine's encoder lays it out. */
+    private static ByteBuf dataPacket(int segment, int offset) {
+        ByteBuf b = Unpooled.buffer(DataHeader.LENGTH + segment);
+        b.writeZero(DataHeader.LENGTH + segment);
+        DataHeader h = new DataHeader().wrap(b, 0);
+        h.writeCommon(PacketType.DATA, 2);
+        h.messageLength(1_000_000).offset(offset).segmentLength(segment);
+        return b;
+    }
+
+    @Test
+    void coalescedReadIsCutIntoThePacketsItHolds() {
+        // What UDP GRO hands over for a GSO run: equal-size DATA packets, then a shorter last one.
+        int full = MAX_PAYLOAD - DataHeader.LENGTH;
+        ByteBuf read = Unpooled.directBuffer();
+        for (int i = 0; i < 3; i++) {
+            ByteBuf p = dataPacket(full, i * full);
+            read.writeBytes(p);
+            p.release();
+        }
+        ByteBuf last = dataPacket(100, 3 * full);
+        read.writeBytes(last);
+        last.release();
+        channel.writeInbound(new DatagramPacket(read, LOCAL, PEER));
+        assertEquals(4, engine.packets.size());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(MAX_PAYLOAD, engine.packets.get(i).readableBytes());
+            assertEquals(i * full, engine.packets.get(i).getInt(DataHeader.OFFSET_OFFSET));
+        }
+        assertEquals(DataHeader.LENGTH + 100, engine.packets.get(3).readableBytes());
+        assertEquals(List.of(4), engine.bursts, "one burst for the read");
+        TransportStats stats = counters.snapshot();
+        assertEquals(1, stats.datagramsReceived());
+        assertEquals(1, stats.coalescedReceived());
+        assertEquals(4, stats.packetsReceived());
+    }
+
+    @Test
+    void coalescedControlPacketsShorterThanAnMtuAreCutToo() {
+        // Four 12-byte BUSY packets sent as one GSO run arrive as one 48-byte read.
+        ByteBuf read = Unpooled.directBuffer();
+        for (int i = 0; i < 4; i++) {
+            read.writeShort(CommonHeader.MAGIC).writeByte(CommonHeader.VERSION).writeByte(PacketType.BUSY.code())
+                    .writeLong(2 * i + 3);
+        }
+        channel.writeInbound(new DatagramPacket(read, LOCAL, PEER));
+        assertEquals(4, engine.packets.size());
+        for (int i = 0; i < 4; i++) {
+            assertEquals(CommonHeader.LENGTH, engine.packets.get(i).readableBytes());
+            assertEquals(2 * i + 3, engine.packets.get(i).getLong(CommonHeader.RPC_ID_OFFSET));
+        }
+    }
+
+    @Test
+    void longReadThatIsNoRunOfPacketsIsDroppedAndCounted() {
+        channel.writeInbound(datagram(MAX_PAYLOAD + 500)); // zeros: declares no length
+        assertEquals(0, engine.packets.size());
+        assertEquals(1, counters.snapshot().oversizedDropped());
+    }
+
+    @Test
+    void packetsOfOneSocketReadReachTheEngineAsOneBurst() {
+        channel.pipeline().fireChannelRead(datagram(10)).fireChannelRead(datagram(20)).fireChannelRead(datagram(30));
+        assertEquals(0, engine.packets.size(), "held until the read completes");
+        channel.pipeline().fireChannelReadComplete();
+        assertEquals(List.of(3), engine.bursts);
+        assertEquals(3, engine.packets.size());
+        assertEquals(3.0, counters.snapshot().packetsPerReceiveBurst());
+    }
+
     private static final class RecordingEngine implements ProtocolEngine {
         final List<ByteBuf> packets = new ArrayList<>();
         final List<InetSocketAddress> from = new ArrayList<>();
         final List<Long> times = new ArrayList<>();
         final List<Long> polls = new ArrayList<>();
+        /** Packets per onPackets call. */
+        final List<Integer> bursts = new ArrayList<>();
         DatagramSink sink;
         boolean echo;
         long nextWake = Long.MAX_VALUE;
@@ -231,6 +308,12 @@ class HomaInboundHandlerTest {
             } else {
                 packets.add(packet);
             }
+        }
+
+        @Override
+        public void onPackets(InetSocketAddress[] senders, ByteBuf[] burst, int count, long nowNanos) {
+            bursts.add(count);
+            ProtocolEngine.super.onPackets(senders, burst, count, nowNanos);
         }
 
         @Override

@@ -8,10 +8,12 @@ import io.netty.buffer.ByteBuf;
 /**
  * Reassembly of one incoming request or response, tolerant of reordering and duplicates.
  *
- * <p>Buffering choice: a message that arrives whole in one packet is kept as a retained slice of that packet
- * (no copy). A longer message gets one buffer of exactly its length, allocated from the packet's allocator at
- * its first packet, and each segment is copied in at its offset; the message's length is reserved against the
- * buffer limits from that moment. Either way the payload handed to the application is one contiguous ByteBuf.
+ * <p>Buffering choice: every message gets one buffer of exactly its length, allocated from the packet's
+ * allocator at its first packet, and each segment is copied in at its offset; a multi-packet message's length
+ * is reserved against the buffer limits from that moment. The payload handed to the application is one
+ * contiguous ByteBuf that pins nothing else: a transport reads datagrams into large shared buffers (a recvmmsg or
+ * UDP GRO read is up to 1 MB), and a retained slice of one would keep all of it alive while the application
+ * holds a 100-byte request.
  *
  * <p>Also carries the receiver-side grant state the {@code grant} package reads: bytes granted so far, bytes
  * received, arrival order. Engine thread only.
@@ -72,7 +74,7 @@ public final class IncomingMessage implements Ranked {
      *
      * @param header       flyweight over the packet's header (validated: offset + segment &lt;= length); may
      *                     be a copy of the header
-     * @param packet       the packet; not retained unless this is a whole single-packet message
+     * @param packet       the packet; not retained (its bytes are copied)
      * @param payloadIndex index in {@code packet} of the segment's first byte
      * @return new bytes (0 for a duplicate), or -1 when the message is too fragmented to track
      */
@@ -87,16 +89,10 @@ public final class IncomingMessage implements Ranked {
             return fresh;
         }
         if (buffer == null) {
-            if (segment == length) {
-                buffer = packet.retainedSlice(payloadIndex, segment);
-            } else {
-                buffer = packet.alloc().buffer(length, length);
-                buffer.writerIndex(length);
-            }
+            buffer = packet.alloc().buffer(length, length);
+            buffer.writerIndex(length);
         }
-        if (segment != length) {
-            buffer.setBytes(offset, packet, payloadIndex, segment);
-        }
+        buffer.setBytes(offset, packet, payloadIndex, segment);
         receivedBytes += fresh;
         granted = Math.max(granted, Math.min(length, Math.max(header.incoming(), offset + segment)));
         return fresh;

@@ -65,6 +65,31 @@ public final class PacketDecoder {
         }
     }
 
+    /**
+     * The length the packet starting at {@code start} declares for itself (every type is self-delimiting: DATA by
+     * its segment length, ACK by its id count, the others by their fixed size), or -1 when the bytes there do not
+     * start a Homa packet or hold too little of it to tell. Used to cut a coalesced receive (UDP GRO) back into the
+     * datagrams it was made of. Reads at most {@link #MAX_FIXED_HEADER} bytes, never beyond {@code available}.
+     */
+    public static int framedLength(ByteBuf buffer, int start, int available) {
+        if (available < CommonHeader.LENGTH
+                || buffer.getUnsignedShort(start + CommonHeader.MAGIC_OFFSET) != CommonHeader.MAGIC) {
+            return -1;
+        }
+        PacketType type = PacketType.fromCode(buffer.getUnsignedByte(start + CommonHeader.TYPE_OFFSET));
+        if (type == null || available < type.minLength()) {
+            return -1;
+        }
+        switch (type) {
+            case DATA:
+                return DataHeader.LENGTH + buffer.getUnsignedShort(start + DataHeader.SEGMENT_LENGTH_OFFSET);
+            case ACK:
+                return AckHeader.lengthFor(buffer.getUnsignedShort(start + AckHeader.COUNT_OFFSET));
+            default:
+                return type.minLength();
+        }
+    }
+
     private static DropReason checkData(ByteBuf p, int start, int length) {
         int messageLength = p.getInt(start + DataHeader.MESSAGE_LENGTH_OFFSET);
         int offset = p.getInt(start + DataHeader.OFFSET_OFFSET);
