@@ -1,0 +1,48 @@
+package io.homa4j.micrometer;
+
+import io.homa4j.HomaEndpoint;
+import io.homa4j.transport.TransportStats;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+
+import java.util.function.ToLongFunction;
+
+/** The UDP layer's totals ({@link HomaEndpoint#transportStats()}, read without waiting) as counters. */
+final class TransportMeters {
+    private TransportMeters() {
+    }
+
+    static void bind(MeterRegistry registry, HomaEndpoint endpoint, Tags tags) {
+        counter(registry, endpoint, "homa.transport.datagrams", "UDP datagrams", "datagrams",
+                tags.and("direction", "sent"), TransportStats::datagramsSent);
+        counter(registry, endpoint, "homa.transport.datagrams", "UDP datagrams", "datagrams",
+                tags.and("direction", "received"), TransportStats::datagramsReceived);
+        counter(registry, endpoint, "homa.transport.bytes", "UDP payload bytes", "bytes",
+                tags.and("direction", "sent"), TransportStats::bytesSent);
+        counter(registry, endpoint, "homa.transport.bytes", "UDP payload bytes", "bytes",
+                tags.and("direction", "received"), TransportStats::bytesReceived);
+        counter(registry, endpoint, "homa.transport.gso.sends", "UDP GSO sends", "sends", tags,
+                TransportStats::gsoSends);
+        counter(registry, endpoint, "homa.transport.gso.segments", "datagrams sent inside GSO sends", "datagrams",
+                tags, TransportStats::gsoSegments);
+        counter(registry, endpoint, "homa.transport.gso.fallbacks", "GSO sends the kernel refused", "sends", tags,
+                TransportStats::gsoFallbacks);
+        counter(registry, endpoint, "homa.transport.dropped", "datagrams dropped by the UDP layer", "datagrams",
+                tags.and("reason", "oversized"), TransportStats::oversizedDropped);
+        counter(registry, endpoint, "homa.transport.dropped", "datagrams dropped by the UDP layer", "datagrams",
+                tags.and("reason", "filtered_outbound"), TransportStats::filteredOutbound);
+        counter(registry, endpoint, "homa.transport.dropped", "datagrams dropped by the UDP layer", "datagrams",
+                tags.and("reason", "filtered_inbound"), TransportStats::filteredInbound);
+        counter(registry, endpoint, "homa.transport.socket.errors", "socket errors", "errors", tags,
+                TransportStats::socketErrors);
+        counter(registry, endpoint, "homa.transport.engine.wakes", "timer and pacer wake-ups of the engine", "wakes",
+                tags, TransportStats::engineWakes);
+    }
+
+    private static void counter(MeterRegistry registry, HomaEndpoint endpoint, String name, String description,
+                                String unit, Tags tags, ToLongFunction<TransportStats> field) {
+        FunctionCounter.builder(name, endpoint, e -> field.applyAsLong(e.transportStats()))
+                .description(description).baseUnit(unit).tags(tags).register(registry);
+    }
+}
