@@ -44,27 +44,34 @@ final class ClientCallTable {
     void start(PendingCall<?> call, ByteBuf request, long deadlineNanos) {
         if (host.isClosed()) {
             request.release();
-            call.fail(closedError());
+            failUnstarted(call, closedError());
             return;
         }
         int maxMessageBytes = host.config().maxMessageBytes();
         if (request.readableBytes() > maxMessageBytes) {
             int length = request.readableBytes();
             request.release();
-            call.fail(new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "request of " + length
+            failUnstarted(call, new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "request of " + length
                     + " bytes exceeds maxMessageBytes " + maxMessageBytes, true));
             return;
         }
         host.onLoop(() -> startOnLoop(call, request, deadlineNanos), () -> {
             request.release();
-            call.fail(closedError());
+            failUnstarted(call, closedError());
         });
     }
 
     private void startOnLoop(PendingCall<?> call, ByteBuf request, long deadlineNanos) {
-        if (host.engineStopped() || call.isDone()) {
+        if (call.isDone()) {
+            // The caller cancelled (or completed the future) before the loop took the call up: it never reaches
+            // the engine, but it ended, and the observer hears of it like of any other cancellation.
             request.release();
-            call.fail(closedError()); // no-op when the caller already cancelled
+            observers.callFailed(call, ErrorCode.CANCELLED);
+            return;
+        }
+        if (host.engineStopped()) {
+            request.release();
+            failUnstarted(call, closedError());
             return;
         }
         try {
@@ -76,6 +83,17 @@ final class ClientCallTable {
         } catch (RuntimeException bug) {
             LOG.error("engine threw from call()", bug);
             fail(call, new HomaException(ErrorCode.UNAVAILABLE, "engine failure: " + bug, false, bug));
+        }
+    }
+
+    /**
+     * Ends a call that never reached the engine. The observer is told on the event loop, like of every other
+     * end, or on this thread when the loop is gone.
+     */
+    private void failUnstarted(PendingCall<?> call, HomaException error) {
+        if (call.fail(error)) {
+            Runnable tell = () -> observers.callFailed(call, error.code());
+            host.onLoop(tell, tell);
         }
     }
 

@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,7 +50,10 @@ final class EngineHost {
 
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<Void> closeDone = new CompletableFuture<>();
-    private volatile MetricsSnapshot lastMetrics;
+    /** The engine's metrics as last published by the loop; the final ones once the engine closed. */
+    private volatile MetricsSnapshot published;
+    /** The loop's periodic publishing of {@link #published}; set on the loop, cancelled when the engine stops. */
+    private ScheduledFuture<?> publishing;
     /** Set once by {@link #startEngine}, before any task that uses it is handed to the loop. */
     private ProtocolEngine engine;
 
@@ -72,12 +76,18 @@ final class EngineHost {
                 gso ? transport.gsoFactory() : null);
     }
 
-    /** Creates the engine on the loop and connects it to the sockets; closes the sockets when that fails. */
-    void startEngine(ProtocolEngine.Factory factory, RpcListener listener) {
+    /**
+     * Creates the engine on the loop, connects it to the sockets and starts publishing its metrics every
+     * {@code metricsIntervalNanos}; closes the sockets when that fails.
+     */
+    void startEngine(ProtocolEngine.Factory factory, long metricsIntervalNanos, RpcListener listener) {
         try {
             this.engine = loop.submit(() -> {
                 ProtocolEngine e = factory.create(config, sink, listener, driver.now());
                 driver.attach(e, sink);
+                published = e.metrics();
+                publishing = loop.scheduleAtFixedRate(this::publishMetrics, metricsIntervalNanos,
+                        metricsIntervalNanos, TimeUnit.NANOSECONDS);
                 return e;
             }).syncUninterruptibly().getNow();
         } catch (RuntimeException e) {
@@ -146,36 +156,41 @@ final class EngineHost {
     }
 
     /**
-     * The engine's metrics, taken on the loop: from another thread this waits for the loop (at most a few
-     * seconds; when the loop is stuck, or the endpoint is closed, the last snapshot is returned).
+     * The engine's metrics without waiting: on the loop, taken now; elsewhere, the snapshot the loop published
+     * last (at most one publishing interval old; the final one once the endpoint closed). Null with a test engine
+     * that keeps none.
      */
     MetricsSnapshot metrics() {
         if (loop.inEventLoop()) {
-            return metricsOnLoop();
+            publishMetrics();
         }
-        if (closed.get()) {
-            closeDone.join();
-            return lastMetrics;
-        }
-        try {
-            return loop.submit(this::metricsOnLoop).get(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return lastMetrics;
-        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
-            return lastMetrics;
-        }
+        return published;
     }
 
-    private MetricsSnapshot metricsOnLoop() {
-        return driver.isClosed() ? lastMetrics : engine.metrics();
+    /** The engine's metrics taken on the loop at its next turn (the final ones when the engine already closed). */
+    CompletableFuture<MetricsSnapshot> metricsNow() {
+        CompletableFuture<MetricsSnapshot> taken = new CompletableFuture<>();
+        onLoop(() -> {
+            publishMetrics();
+            taken.complete(published);
+        }, () -> taken.complete(published));
+        return taken;
+    }
+
+    private void publishMetrics() {
+        if (!driver.isClosed()) {
+            published = engine.metrics();
+        }
     }
 
     /** Closes the engine (which fails its calls through the listener) and keeps its last metrics. */
     void stopEngine() {
+        if (publishing != null) {
+            publishing.cancel(false);
+        }
         try {
             engine.close(driver.now());
-            lastMetrics = engine.metrics();
+            published = engine.metrics();
         } catch (RuntimeException e) {
             LOG.error("engine failed to close cleanly", e);
         }

@@ -74,12 +74,26 @@ public final class HomaEndpoint implements AutoCloseable {
     }
 
     /**
-     * The engine's counters and gauges (packets by type, drops by reason, RPC outcomes, buffered bytes). Taken on
-     * the event loop: from another thread this waits for the loop (at most a few seconds; when the loop is
-     * stuck, or the endpoint is closed, the last snapshot is returned). Null with a test engine that keeps none.
+     * The engine's counters and gauges (packets by type, drops by reason, RPC outcomes, buffered bytes), without
+     * waiting for the event loop: the snapshot the loop published last, at most
+     * {@link HomaEndpointBuilder#metricsInterval} old (taken now when called on the loop; the final one after
+     * {@link #close}). Counts RPCs the engine saw: calls that ended before reaching it are seen by the
+     * {@link RpcObserver} only. Null with a test engine that keeps none.
+     *
+     * @return the latest published snapshot
      */
     public MetricsSnapshot metrics() {
         return host.metrics();
+    }
+
+    /**
+     * The engine's counters and gauges taken on the event loop at its next turn, for a caller that needs them
+     * exact (after a test's calls ended, say) and may wait for the loop.
+     *
+     * @return a future completed on the event loop (at once, with the final snapshot, after {@link #close})
+     */
+    public CompletableFuture<MetricsSnapshot> metricsNow() {
+        return host.metricsNow();
     }
 
     /** UDP-level totals (datagrams, GSO sends, drops) since the endpoint was built. */

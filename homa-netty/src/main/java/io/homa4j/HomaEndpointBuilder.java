@@ -16,6 +16,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -38,6 +39,7 @@ public final class HomaEndpointBuilder {
     private int socketBufferBytes = 4 << 20;
     private boolean gso = true;
     private ProtocolEngine.Factory engineFactory = HomaEngineAdapter.FACTORY;
+    private long metricsIntervalNanos = TimeUnit.MILLISECONDS.toNanos(100);
 
     HomaEndpointBuilder() {
     }
@@ -120,6 +122,22 @@ public final class HomaEndpointBuilder {
         return this;
     }
 
+    /**
+     * How often the event loop publishes the engine's metrics for {@link HomaEndpoint#metrics()}, which never
+     * waits for the loop and so returns a snapshot up to this old; default 100 ms.
+     *
+     * @param interval the publishing interval, at least 1 ms
+     * @return this builder
+     */
+    public HomaEndpointBuilder metricsInterval(Duration interval) {
+        Objects.requireNonNull(interval, "interval");
+        if (interval.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("metricsInterval must be at least 1 ms: " + interval);
+        }
+        this.metricsIntervalNanos = interval.toNanos();
+        return this;
+    }
+
     /** Test hook: the engine to drive instead of {@code HomaEngine}. */
     HomaEndpointBuilder engineFactory(ProtocolEngine.Factory factory) {
         this.engineFactory = Objects.requireNonNull(factory, "factory");
@@ -167,7 +185,7 @@ public final class HomaEndpointBuilder {
         Observers observers = new Observers(observer);
         ClientCallTable calls = new ClientCallTable(host, observers);
         ServerDispatcher server = new ServerDispatcher(host, observers);
-        host.startEngine(engineFactory, new RpcListener() {
+        host.startEngine(engineFactory, metricsIntervalNanos, new RpcListener() {
             @Override
             public void onRequest(long serverHandle, InetSocketAddress client, ByteBuf request) {
                 server.onRequest(serverHandle, client, request);

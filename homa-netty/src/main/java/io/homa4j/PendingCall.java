@@ -17,7 +17,7 @@ import java.util.concurrent.TimeoutException;
  * @param <T> the response type: the ByteBuf itself, or a byte[] copy of it
  */
 abstract class PendingCall<T> extends CompletableFuture<T> {
-    static final long NO_ID = -1;
+    static final long NO_ID = RpcObserver.NO_RPC_ID;
 
     private final ClientCallTable table;
     final InetSocketAddress server;

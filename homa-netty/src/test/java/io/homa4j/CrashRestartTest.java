@@ -111,7 +111,7 @@ class CrashRestartTest {
             assertEquals(1, runs.getValue().get(), "the handler ran once for request " + runs.getKey());
         }
         assertTrue(handlerRuns.size() >= completed.get(), "every completed call's handler ran");
-        MetricsSnapshot metrics = client.metrics();
+        MetricsSnapshot metrics = client.metricsNow().join();
         long disrupted = failures.size() + appRetries.get() + metrics.clientRestarts();
         System.out.printf("crash/restart: %d completed, %d UNAVAILABLE, %d re-issued by the test, %d restarted by"
                 + " the engine, %d handler runs%n", completed.get(), failures.size(), appRetries.get(),

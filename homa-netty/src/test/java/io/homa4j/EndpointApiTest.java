@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -197,7 +198,8 @@ class EndpointApiTest {
         CountDownLatch observedFailure = new CountDownLatch(1);
         HomaEndpoint client = endpoint(HomaEndpoint.builder().observer(new RpcObserver() {
             @Override
-            public void callFailed(InetSocketAddress s, int requestBytes, ErrorCode code, long elapsedNanos) {
+            public void callFailed(long rpcId, InetSocketAddress s, int requestBytes, ErrorCode code,
+                                   long elapsedNanos) {
                 observed.add(code);
                 observedFailure.countDown();
             }
@@ -331,7 +333,8 @@ class EndpointApiTest {
         AtomicReference<long[]> serverSide = new AtomicReference<>();
         HomaEndpoint server = endpoint(HomaEndpoint.builder().observer(new RpcObserver() {
             @Override
-            public void requestServed(InetSocketAddress c, int requestBytes, int responseBytes, long serviceNanos) {
+            public void requestServed(long rpcId, InetSocketAddress c, int requestBytes, int responseBytes,
+                                      long serviceNanos) {
                 serverSide.set(new long[] {requestBytes, responseBytes});
                 served.countDown();
             }
@@ -341,8 +344,9 @@ class EndpointApiTest {
         CountDownLatch completed = new CountDownLatch(1);
         HomaEndpoint client = endpoint(HomaEndpoint.builder().observer(new RpcObserver() {
             @Override
-            public void callCompleted(InetSocketAddress s, int requestBytes, int responseBytes, long rttNanos) {
-                clientSide.set(new long[] {requestBytes, responseBytes, rttNanos});
+            public void callCompleted(long rpcId, InetSocketAddress s, int requestBytes, int responseBytes,
+                                      long rttNanos) {
+                clientSide.set(new long[] {requestBytes, responseBytes, rttNanos, rpcId});
                 completed.countDown();
             }
         }));
@@ -352,6 +356,7 @@ class EndpointApiTest {
         assertEquals(17, clientSide.get()[0]);
         assertEquals(42, clientSide.get()[1]);
         assertTrue(clientSide.get()[2] > 0);
+        assertNotEquals(RpcObserver.NO_RPC_ID, clientSide.get()[3], "the engine's id of the call");
         assertArrayEquals(new long[] {17, 42}, serverSide.get());
     }
 

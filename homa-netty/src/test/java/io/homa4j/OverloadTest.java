@@ -68,14 +68,14 @@ class OverloadTest {
         for (int i = 0; i < 8; i++) {
             assertTrue(held.poll(WAIT_SECONDS, TimeUnit.SECONDS) != null, "request " + i + " reached the handler");
         }
-        long dataSent = client.metrics().packetsOut(PacketType.DATA);
+        long dataSent = client.metricsNow().join().packetsOut(PacketType.DATA);
 
         CompletableFuture<byte[]> ninth = client.call(server.localAddress(), new byte[] {9});
         ExecutionException e = assertThrows(ExecutionException.class, () -> ninth.get(WAIT_SECONDS, TimeUnit.SECONDS));
         HomaException refused = assertInstanceOf(HomaException.class, e.getCause());
         assertEquals(ErrorCode.RESOURCE_EXHAUSTED, refused.code());
         assertTrue(refused.isRetrySafe(), "nothing of it was sent");
-        assertEquals(dataSent, client.metrics().packetsOut(PacketType.DATA), "the refused call sent no packet");
+        assertEquals(dataSent, client.metricsNow().join().packetsOut(PacketType.DATA), "the refused call sent no packet");
         assertTrue(admitted.stream().noneMatch(CompletableFuture::isDone), "the admitted calls are unaffected");
 
         // Capacity comes back as calls end: cancel one, and a new call is admitted and answered.
@@ -106,7 +106,7 @@ class OverloadTest {
         HomaEndpoint client = endpoint(impatient);
         warmUpJvm();
         client.call(server.localAddress(), new byte[] {1}).get(WAIT_SECONDS, TimeUnit.SECONDS); // and these two
-        long busyBefore = server.metrics().packetsOut(PacketType.BUSY);
+        long busyBefore = server.metricsNow().join().packetsOut(PacketType.BUSY);
 
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
         List<byte[]> requests = new ArrayList<>();
@@ -121,8 +121,8 @@ class OverloadTest {
             assertArrayEquals(requests.get(i), calls.get(i).get(WAIT_SECONDS, TimeUnit.SECONDS), "call " + i);
         }
         long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
-        MetricsSnapshot s = server.metrics();
-        MetricsSnapshot c = client.metrics();
+        MetricsSnapshot s = server.metricsNow().join();
+        MetricsSnapshot c = client.metricsNow().join();
         long busy = s.packetsOut(PacketType.BUSY) - busyBefore;
         System.out.printf("slow handler: 8 calls of %d ms handlers (client abort %d ms) took %d ms; server sent %d"
                 + " BUSY, client sent %d RESEND%n", handlerMillis, abortMillis, elapsedMillis, busy,

@@ -29,7 +29,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <pre>{@code
  * HomaMeterBinder metrics = HomaMeterBinder.builder().build();
- * HomaEndpoint endpoint = HomaEndpoint.builder().observer(metrics).build();   // the binder sees every call
+ * HomaEndpoint endpoint = HomaEndpoint.builder().observer(metrics).build();   // sees every call's end
+ * // with an observer of your own: .observer(RpcObserver.all(metrics, yours))
  * metrics.attach(endpoint).bindTo(registry);
  * // ... endpoint.close(); metrics.close();
  * }</pre>
@@ -172,19 +173,22 @@ public final class HomaMeterBinder implements MeterBinder, RpcObserver, AutoClos
     // ---- RpcObserver: on the endpoint's event loop ----
 
     @Override
-    public void callCompleted(InetSocketAddress server, int requestBytes, int responseBytes, long rttNanos) {
+    public void callCompleted(long rpcId, InetSocketAddress server, int requestBytes, int responseBytes,
+                              long rttNanos) {
         timers.callCompleted(requestBytes, rttNanos);
         peers.onCallCompleted(server, requestBytes, responseBytes, rttNanos, clock.getAsLong());
     }
 
     @Override
-    public void callFailed(InetSocketAddress server, int requestBytes, ErrorCode code, long elapsedNanos) {
+    public void callFailed(long rpcId, InetSocketAddress server, int requestBytes, ErrorCode code,
+                           long elapsedNanos) {
         timers.callFailed(requestBytes, code, elapsedNanos);
         peers.onCallFailed(server, requestBytes, clock.getAsLong());
     }
 
     @Override
-    public void requestServed(InetSocketAddress client, int requestBytes, int responseBytes, long serviceNanos) {
+    public void requestServed(long rpcId, InetSocketAddress client, int requestBytes, int responseBytes,
+                              long serviceNanos) {
         timers.requestServed(requestBytes, responseBytes >= 0, serviceNanos);
         peers.onRequestServed(client, requestBytes, responseBytes, clock.getAsLong());
     }

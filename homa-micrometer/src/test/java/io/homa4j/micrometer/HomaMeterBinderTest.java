@@ -29,14 +29,9 @@ class HomaMeterBinderTest {
     private final SimpleMeterRegistry clientRegistry = new SimpleMeterRegistry();
     private final SimpleMeterRegistry serverRegistry = new SimpleMeterRegistry();
 
-    /** Counts down after the binder saw a call's end, so the test reads meters only once they were recorded. */
+    /** Told after the binder, so the test reads meters only once the binder recorded every call's end. */
     private static final class Ends implements RpcObserver {
-        private final RpcObserver binder;
         private volatile CountDownLatch ended = new CountDownLatch(0);
-
-        Ends(RpcObserver binder) {
-            this.binder = binder;
-        }
 
         void expect(int count) {
             ended = new CountDownLatch(count);
@@ -47,20 +42,20 @@ class HomaMeterBinderTest {
         }
 
         @Override
-        public void callCompleted(InetSocketAddress server, int requestBytes, int responseBytes, long rttNanos) {
-            binder.callCompleted(server, requestBytes, responseBytes, rttNanos);
+        public void callCompleted(long rpcId, InetSocketAddress server, int requestBytes, int responseBytes,
+                                  long rttNanos) {
             ended.countDown();
         }
 
         @Override
-        public void callFailed(InetSocketAddress server, int requestBytes, ErrorCode code, long elapsedNanos) {
-            binder.callFailed(server, requestBytes, code, elapsedNanos);
+        public void callFailed(long rpcId, InetSocketAddress server, int requestBytes, ErrorCode code,
+                               long elapsedNanos) {
             ended.countDown();
         }
 
         @Override
-        public void requestServed(InetSocketAddress client, int requestBytes, int responseBytes, long serviceNanos) {
-            binder.requestServed(client, requestBytes, responseBytes, serviceNanos);
+        public void requestServed(long rpcId, InetSocketAddress client, int requestBytes, int responseBytes,
+                                  long serviceNanos) {
             ended.countDown();
         }
     }
@@ -70,10 +65,12 @@ class HomaMeterBinderTest {
         try (HomaMeterBinder clientMetrics = HomaMeterBinder.builder().clock(clock::get)
                      .busiestPeers(3, Duration.ofNanos(WINDOW_NANOS)).build();
              HomaMeterBinder serverMetrics = HomaMeterBinder.builder().build()) {
-            Ends clientEnds = new Ends(clientMetrics);
-            Ends serverEnds = new Ends(serverMetrics);
-            try (HomaEndpoint server = HomaEndpoint.builder().observer(serverEnds).build();
-                 HomaEndpoint client = HomaEndpoint.builder().observer(clientEnds).build()) {
+            Ends clientEnds = new Ends();
+            Ends serverEnds = new Ends();
+            try (HomaEndpoint server = HomaEndpoint.builder().observer(RpcObserver.all(serverMetrics, serverEnds))
+                         .build();
+                 HomaEndpoint client = HomaEndpoint.builder().observer(RpcObserver.all(clientMetrics, clientEnds))
+                         .build()) {
                 server.serve((ctx, request) -> {
                     if (request.getByte(0) == 1) {
                         ctx.fail("refused");
@@ -111,6 +108,9 @@ class HomaMeterBinderTest {
                 assertEquals(1, serverRegistry.get("homa.server.requests").tag("outcome", "failed")
                         .tag("size", "0-1024").timer().count());
 
+                // The engine meters read the published snapshot; have both loops publish one after the calls.
+                client.metricsNow().get(10, TimeUnit.SECONDS);
+                server.metricsNow().get(10, TimeUnit.SECONDS);
                 assertEquals(5, clientRegistry.get("homa.client.rpcs").tag("event", "started").functionCounter()
                         .count());
                 assertEquals(5, serverRegistry.get("homa.server.rpcs").tag("event", "delivered").functionCounter()

@@ -124,7 +124,7 @@ public final class FaultRun {
     }
 
     private static long drops(HomaEndpoint endpoint) {
-        MetricsSnapshot metrics = endpoint.metrics();
+        MetricsSnapshot metrics = endpoint.metricsNow().join();
         return metrics == null ? 0 : metrics.totalDrops();
     }
 

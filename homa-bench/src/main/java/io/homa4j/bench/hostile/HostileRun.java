@@ -42,7 +42,7 @@ public final class HostileRun {
             long directBefore = direct();
             sampler.scheduleAtFixedRate(() -> {
                 gauges.sample();
-                serverRpcsHigh.accumulateAndGet(server.metrics().serverRpcs(), Math::max);
+                serverRpcsHigh.accumulateAndGet(server.metricsNow().join().serverRpcs(), Math::max);
             }, 0, 10, TimeUnit.MILLISECONDS);
             long[] directHigh = {directBefore};
             calls.start();
@@ -52,7 +52,7 @@ public final class HostileRun {
             sampler.awaitTermination(5, TimeUnit.SECONDS);
             gauges.sample();
             return new HostileResult(calls.started(), calls.completed(), calls.failedByCode(), calls.mismatched(),
-                    calls.untyped(), lost, attacker.packetsSent(), server.metrics(), serverRpcsHigh.get(),
+                    calls.untyped(), lost, attacker.packetsSent(), server.metricsNow().join(), serverRpcsHigh.get(),
                     heapBefore, gauges.heapUsedHigh(), gauges.liveHeapHigh(), directBefore,
                     Math.max(directHigh[0], Math.max(gauges.nettyDirectHigh(), gauges.allocatorDirectHigh())));
         } finally {

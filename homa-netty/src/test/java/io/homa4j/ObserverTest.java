@@ -1,0 +1,165 @@
+package io.homa4j;
+
+import io.homa4j.core.ErrorCode;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every call's end reaches the observer, with the engine's RPC id, on the real engine over loopback. */
+class ObserverTest {
+    private static final long WAIT_SECONDS = 10;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
+        }
+    }
+
+    /** Records each call's end by outcome, and the RPC ids it was given. */
+    private static final class Recorder implements RpcObserver {
+        final Map<String, AtomicInteger> ends = new ConcurrentHashMap<>();
+        final List<Long> ids = new ArrayList<>(); // event loop only until the latch opens
+        final CountDownLatch done;
+
+        Recorder(int expected) {
+            done = new CountDownLatch(expected);
+        }
+
+        @Override
+        public void callCompleted(long rpcId, InetSocketAddress server, int requestBytes, int responseBytes,
+                                  long rttNanos) {
+            ids.add(rpcId);
+            ends.computeIfAbsent("ok", k -> new AtomicInteger()).incrementAndGet();
+            done.countDown();
+        }
+
+        @Override
+        public void callFailed(long rpcId, InetSocketAddress server, int requestBytes, ErrorCode code,
+                               long elapsedNanos) {
+            ids.add(rpcId);
+            ends.computeIfAbsent(code.name(), k -> new AtomicInteger()).incrementAndGet();
+            done.countDown();
+        }
+
+        int count(String outcome) {
+            AtomicInteger n = ends.get(outcome);
+            return n == null ? 0 : n.get();
+        }
+    }
+
+    @Test
+    void callsCancelledBeforeTheEventLoopTookThemUpAreObservedWithoutAnRpcId() throws Exception {
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        opened.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
+        HomaEndpoint server = HomaEndpoint.builder().transport(TransportType.NIO).build();
+        opened.add(server);
+        server.serve((ctx, request) -> ctx.reply(request.retain()));
+        Recorder recorder = new Recorder(200 + 1);
+        HomaEndpoint client = HomaEndpoint.builder().transport(TransportType.NIO).eventLoopGroup(group)
+                .observer(recorder).build();
+        opened.add(client);
+
+        // Hold the client's event loop so that none of the 200 calls reaches it before it is cancelled.
+        CountDownLatch release = new CountDownLatch(1);
+        group.next().execute(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            calls.add(client.call(server.localAddress(), new byte[] {(byte) i}));
+        }
+        calls.forEach(f -> assertTrue(f.cancel(false)));
+        release.countDown();
+        assertEquals(1, client.call(server.localAddress(), new byte[] {1}).get(WAIT_SECONDS, TimeUnit.SECONDS).length);
+
+        assertTrue(recorder.done.await(WAIT_SECONDS, TimeUnit.SECONDS), "every call's end was observed: "
+                + recorder.ends);
+        assertEquals(200, recorder.count("CANCELLED"));
+        assertEquals(1, recorder.count("ok"));
+        assertEquals(200, recorder.ids.stream().filter(id -> id == RpcObserver.NO_RPC_ID).count(),
+                "the cancelled calls never got an engine id; the completed one did");
+        assertEquals(0, client.metricsNow().get(WAIT_SECONDS, TimeUnit.SECONDS).clientAborted(),
+                "none of them reached the engine");
+    }
+
+    @Test
+    void aCallTooLargeToSendAndACallOnAClosedEndpointAreObserved() throws Exception {
+        Recorder recorder = new Recorder(2);
+        HomaEndpoint client = HomaEndpoint.builder().observer(recorder).build();
+        opened.add(client);
+        int tooLarge = client.config().maxMessageBytes() + 1;
+        assertTrue(client.call(new InetSocketAddress("127.0.0.1", 9), new byte[tooLarge]).isCompletedExceptionally());
+        client.close();
+        assertTrue(client.call(new InetSocketAddress("127.0.0.1", 9), new byte[1]).isCompletedExceptionally());
+        assertTrue(recorder.done.await(WAIT_SECONDS, TimeUnit.SECONDS), recorder.ends.toString());
+        assertEquals(1, recorder.count("MESSAGE_TOO_LARGE"));
+        assertEquals(1, recorder.count("CANCELLED"));
+    }
+
+    @Test
+    void allTellsEveryObserverEvenWhenOneThrows() throws Exception {
+        Recorder second = new Recorder(1);
+        RpcObserver throwing = new RpcObserver() {
+            @Override
+            public void callCompleted(long rpcId, InetSocketAddress server, int requestBytes, int responseBytes,
+                                      long rttNanos) {
+                throw new IllegalStateException("a faulty observer");
+            }
+        };
+        HomaEndpoint server = HomaEndpoint.builder().build();
+        opened.add(server);
+        server.serve((ctx, request) -> ctx.reply(request.retain()));
+        HomaEndpoint client = HomaEndpoint.builder().observer(RpcObserver.all(throwing, second)).build();
+        opened.add(client);
+        client.call(server.localAddress(), new byte[5]).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(second.done.await(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(1, second.count("ok"));
+    }
+
+    @Test
+    void metricsNeverWaitForABlockedEventLoop() throws Exception {
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        opened.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
+        HomaEndpoint endpoint = HomaEndpoint.builder().transport(TransportType.NIO).eventLoopGroup(group).build();
+        opened.add(endpoint);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocked = new CountDownLatch(1);
+        group.next().execute(() -> {
+            blocked.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            assertTrue(blocked.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            CompletableFuture<Object> read = CompletableFuture.supplyAsync(endpoint::metrics);
+            // The loop stays blocked for as long as this waits, so only a reader that never waits can finish.
+            assertTrue(read.get(WAIT_SECONDS, TimeUnit.SECONDS) != null, "a published snapshot, at once");
+            assertTrue(!endpoint.metricsNow().isDone(), "a fresh snapshot has to wait for the loop");
+        } finally {
+            release.countDown();
+        }
+    }
+}
