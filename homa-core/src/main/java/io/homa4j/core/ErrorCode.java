@@ -15,5 +15,10 @@ public enum ErrorCode {
     /** The server's handler failed; the message is the server's description. */
     HANDLER_ERROR,
     /** The peer broke the protocol (inconsistent lengths, for example). */
-    PROTOCOL_ERROR
+    PROTOCOL_ERROR,
+    /**
+     * The caller's own argument was unusable: a request buffer already released, or released or changed while
+     * the endpoint was still sending it. Local only (never on the wire); only that call fails.
+     */
+    INVALID_ARGUMENT
 }

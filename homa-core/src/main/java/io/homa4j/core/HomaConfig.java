@@ -37,6 +37,7 @@ public final class HomaConfig {
     private final int maxServerRpcs;
     private final long maxBufferedBytesPerPeer;
     private final long maxBufferedBytesTotal;
+    private final int handlerTimeoutTicks;
     private final boolean retryOnServerStateLoss;
     private final boolean srpt;
 
@@ -92,7 +93,9 @@ public final class HomaConfig {
         this.maxOutstandingRpcs = positive(b.maxOutstandingRpcs, "maxOutstandingRpcs");
         this.maxServerRpcs = positive(b.maxServerRpcs, "maxServerRpcs");
         this.maxBufferedBytesPerPeer = positive(b.maxBufferedBytesPerPeer, "maxBufferedBytesPerPeer");
-        this.maxBufferedBytesTotal = positive(b.maxBufferedBytesTotal, "maxBufferedBytesTotal");
+        this.maxBufferedBytesTotal = b.maxBufferedBytesTotal == 0 ? JvmDirectMemory.defaultBufferCap()
+                : positive(b.maxBufferedBytesTotal, "maxBufferedBytesTotal");
+        this.handlerTimeoutTicks = positive(b.handlerTimeoutTicks, "handlerTimeoutTicks");
         this.retryOnServerStateLoss = b.retryOnServerStateLoss;
         this.srpt = b.srpt;
     }
@@ -129,6 +132,7 @@ public final class HomaConfig {
         b.maxServerRpcs = maxServerRpcs;
         b.maxBufferedBytesPerPeer = maxBufferedBytesPerPeer;
         b.maxBufferedBytesTotal = maxBufferedBytesTotal;
+        b.handlerTimeoutTicks = handlerTimeoutTicks;
         b.retryOnServerStateLoss = retryOnServerStateLoss;
         b.srpt = srpt;
         return b;
@@ -232,8 +236,32 @@ public final class HomaConfig {
     /** Cap on bytes buffered for incoming messages from one peer. */
     public long maxBufferedBytesPerPeer() { return maxBufferedBytesPerPeer; }
 
-    /** Cap on bytes buffered for all incoming messages. */
+    /**
+     * Cap on bytes buffered for all incoming messages. Default: half the JVM's direct-memory limit, at most 1 GiB
+     * ({@link #defaultMaxBufferedBytesTotal}; logged once at INFO when first derived). Incoming messages live in
+     * direct memory, and a cap above the limit turned a flood of large first packets into OutOfMemoryErrors
+     * instead of counted drops.
+     */
     public long maxBufferedBytesTotal() { return maxBufferedBytesTotal; }
+
+    /**
+     * The default {@link #maxBufferedBytesTotal()} in a JVM whose direct memory is limited to {@code maxDirectBytes}
+     * (Netty's view of it, {@code -XX:MaxDirectMemorySize} or by default the heap's maximum): half of it, leaving
+     * the other half to packets in flight, outgoing copies and the allocator's own arenas; at most 1 GiB, at
+     * least 1 MiB.
+     */
+    public static long defaultMaxBufferedBytesTotal(long maxDirectBytes) {
+        return Math.max(1L << 20, Math.min(1L << 30, maxDirectBytes / 2));
+    }
+
+    /**
+     * Timer ticks a server RPC may wait for its handler's reply (default 60,000: one minute at 1 ms ticks). Then the
+     * client gets DEADLINE_EXCEEDED, the handler is told ({@code RpcListener.onRequestAbandoned}) and its late reply
+     * is dropped and counted. Bounds what a handler that never replies can hold: without it such RPCs filled
+     * {@link #maxServerRpcs()} for ever. Longer than the API's default call deadline (30 s), so a client that waits
+     * normally gives up first, and tells the server.
+     */
+    public int handlerTimeoutTicks() { return handlerTimeoutTicks; }
 
     /**
      * When a server answers RPC_UNKNOWN for a call whose request was not yet wholly delivered, restart the call
@@ -264,6 +292,23 @@ public final class HomaConfig {
                 + ", maxIncomingBytes=" + maxIncomingBytes + ", fifoGrantFraction=" + fifoGrantFraction
                 + ", pacerMaxQueueNanos=" + pacerMaxQueueNanos + ", tickNanos=" + tickNanos
                 + ", resendTicks=" + resendTicks + ", maxMessageBytes=" + maxMessageBytes + '}';
+    }
+
+    /** The JVM's direct-memory limit, read once, and the buffer cap derived from it (logged once). */
+    private static final class JvmDirectMemory {
+        private static final long CAP;
+
+        static {
+            long limit = io.netty.util.internal.PlatformDependent.maxDirectMemory();
+            CAP = defaultMaxBufferedBytesTotal(limit);
+            org.slf4j.LoggerFactory.getLogger(HomaConfig.class).info("maxBufferedBytesTotal defaults to {} bytes: half"
+                    + " the JVM's direct-memory limit of {} bytes, at most 1 GiB (set it with"
+                    + " HomaConfig.Builder.maxBufferedBytesTotal)", CAP, limit);
+        }
+
+        static long defaultBufferCap() {
+            return CAP;
+        }
     }
 
     private static int positive(int v, String name) {
@@ -310,7 +355,9 @@ public final class HomaConfig {
         private int maxOutstandingRpcs = 10_000;
         private int maxServerRpcs = 10_000;
         private long maxBufferedBytesPerPeer = 256L << 20;
-        private long maxBufferedBytesTotal = 1L << 30;
+        /** 0: derived from the JVM's direct-memory limit when built. */
+        private long maxBufferedBytesTotal;
+        private int handlerTimeoutTicks = 60_000;
         private boolean retryOnServerStateLoss = true;
         private boolean srpt = true;
 
@@ -341,7 +388,9 @@ public final class HomaConfig {
         public Builder maxOutstandingRpcs(int v) { maxOutstandingRpcs = v; return this; }
         public Builder maxServerRpcs(int v) { maxServerRpcs = v; return this; }
         public Builder maxBufferedBytesPerPeer(long v) { maxBufferedBytesPerPeer = v; return this; }
+        /** Cap on all buffered incoming bytes; 0 (default) derives it from the JVM's direct-memory limit. */
         public Builder maxBufferedBytesTotal(long v) { maxBufferedBytesTotal = v; return this; }
+        public Builder handlerTimeoutTicks(int v) { handlerTimeoutTicks = v; return this; }
         public Builder retryOnServerStateLoss(boolean v) { retryOnServerStateLoss = v; return this; }
         /** SRPT ordering on the sender and in grants (default true); false: oldest message first. */
         public Builder srpt(boolean v) { srpt = v; return this; }

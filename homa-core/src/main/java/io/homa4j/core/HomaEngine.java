@@ -11,9 +11,11 @@ import io.homa4j.core.peer.PeerTable;
 import io.homa4j.core.priority.ScheduledPriorities;
 import io.homa4j.core.priority.UnscheduledCutoffs;
 import io.homa4j.core.rpc.ClientCalls;
+import io.homa4j.core.rpc.ClientRpc;
 import io.homa4j.core.rpc.EngineContext;
 import io.homa4j.core.rpc.RpcIds;
 import io.homa4j.core.rpc.ServerCalls;
+import io.homa4j.core.rpc.ServerRpc;
 import io.homa4j.core.wire.AckHeader;
 import io.homa4j.core.wire.CommonHeader;
 import io.homa4j.core.wire.CutoffsHeader;
@@ -123,29 +125,43 @@ public final class HomaEngine {
      * @param deadlineNanos absolute time (same clock as nowNanos) after which the call fails with
      *                      DEADLINE_EXCEEDED, or {@code Long.MAX_VALUE} for none
      * @return the RPC id (even), used in {@link RpcListener#onResponse} / {@link RpcListener#onCallFailed}
-     * @throws RpcRejectedException when the call cannot start (too large, too many outstanding, closed)
+     * @throws RpcRejectedException when the call cannot start (too large, too many outstanding, closed, or
+     *                              INVALID_ARGUMENT: {@code request} was already released); no state is left.
+     *                              A request released or changed later fails only its own call
+     *                              (INVALID_ARGUMENT), through the listener.
      */
     public long call(InetSocketAddress server, ByteBuf request, long deadlineNanos, long nowNanos) {
         Objects.requireNonNull(request, "request");
         if (server == null) {
-            request.release();
+            releaseUnlessReleased(request);
             throw new NullPointerException("server");
         }
         ctx.now(nowNanos);
         if (closed) {
-            request.release();
+            releaseUnlessReleased(request);
             throw new RpcRejectedException(ErrorCode.CANCELLED, "engine closed");
         }
         long id = clients.call(server, request, deadlineNanos);
-        transmitter.transmit(nowNanos);
+        transmit(nowNanos);
         transmitter.flush();
         return id;
     }
 
-    /** Abandons a client RPC and frees its state; the listener is not called for it. Unknown ids are ignored. */
+    /** A buffer the application handed over may already be released (API misuse): that must not throw here. */
+    private static void releaseUnlessReleased(ByteBuf b) {
+        if (b.refCnt() > 0) {
+            b.release();
+        }
+    }
+
+    /**
+     * Abandons a client RPC and frees its state; the listener is not called for it. The server is told (so it
+     * frees the RPC and its handler learns nobody waits). Unknown ids are ignored.
+     */
     public void abort(long rpcId, long nowNanos) {
         ctx.now(nowNanos);
         clients.abort(rpcId);
+        transmitter.flush();
     }
 
     /**
@@ -154,18 +170,21 @@ public final class HomaEngine {
      * <p>A response longer than {@link HomaConfig#maxMessageBytes()} is released and the client gets
      * MESSAGE_TOO_LARGE instead (the handle counts as answered, so this returns true).
      *
+     * <p>A response already released by the caller (or released or changed before all of it went out) fails
+     * this RPC alone: the client gets HANDLER_ERROR (or, when part of the response had left, UNAVAILABLE).
+     *
      * @return false (and the response is released) when the handle is no longer live
      */
     public boolean reply(long serverHandle, ByteBuf response, long nowNanos) {
         Objects.requireNonNull(response, "response");
         ctx.now(nowNanos);
         if (closed) {
-            response.release();
+            releaseUnlessReleased(response);
             metrics.deadHandleReply();
             return false;
         }
         boolean live = servers.reply(serverHandle, response);
-        transmitter.transmit(nowNanos);
+        transmit(nowNanos);
         transmitter.flush();
         return live;
     }
@@ -178,7 +197,7 @@ public final class HomaEngine {
             return false;
         }
         boolean live = servers.replyError(serverHandle, message);
-        transmitter.transmit(nowNanos);
+        transmit(nowNanos);
         transmitter.flush();
         return live;
     }
@@ -244,6 +263,13 @@ public final class HomaEngine {
             // A bug, never packet contents: keep the endpoint alive, count it so tests catch it.
             log.error("internal error handling a packet from {}", from, e);
             ctx.drop(DropReason.INTERNAL_ERROR);
+        } catch (OutOfMemoryError e) {
+            // Direct memory ran out outside the places that expect it (IncomingMessage's buffers count their own
+            // failures): the packet is lost, which the protocol repairs; the endpoint stays up.
+            if (metrics.dropCount(DropReason.ALLOCATION_FAILED) == 0) {
+                log.warn("out of memory handling a packet from {} (counted as ALLOCATION_FAILED drops)", from, e);
+            }
+            ctx.drop(DropReason.ALLOCATION_FAILED);
         } finally {
             packet.release();
             if (!ctx.packetDropped()) {
@@ -257,7 +283,7 @@ public final class HomaEngine {
         try {
             if (!closed) {
                 ctx.scheduleGrants();
-                transmitter.transmit(nowNanos);
+                transmit(nowNanos);
             }
         } catch (RuntimeException e) {
             log.error("internal error after handling received packets", e);
@@ -373,9 +399,28 @@ public final class HomaEngine {
         }
         if (!closed) {
             ctx.scheduleGrants();
-            transmitter.transmit(nowNanos);
+            transmit(nowNanos);
         }
         transmitter.flush();
+    }
+
+    /**
+     * Sends what is due, then fails the RPCs whose outgoing message turned out unreadable on the way (their
+     * failure may start new sends: an error response, RPC_UNKNOWN), until none is left.
+     */
+    private void transmit(long nowNanos) {
+        transmitter.transmit(nowNanos);
+        OutgoingMessage unreadable;
+        while ((unreadable = transmitter.pollUnreadable()) != null) {
+            if (unreadable.owner() instanceof ClientRpc rpc) {
+                clients.onRequestUnreadable(rpc, unreadable);
+            } else if (unreadable.owner() instanceof ServerRpc rpc) {
+                servers.onResponseUnreadable(rpc, unreadable);
+            }
+            if (!closed) {
+                transmitter.transmit(nowNanos);
+            }
+        }
     }
 
     /**

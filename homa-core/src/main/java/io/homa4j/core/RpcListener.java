@@ -35,4 +35,14 @@ public interface RpcListener {
      * for the same id. Not called for RPCs ended by {@link HomaEngine#abort}.
      */
     void onCallFailed(long rpcId, RpcFailure failure);
+
+    /**
+     * A request delivered by {@link #onRequest} and not yet answered will not be answered any more: the client
+     * abandoned the call (code CANCELLED: it cancelled, its deadline passed, or it failed the call otherwise), or
+     * the handler exceeded {@link HomaConfig#handlerTimeoutTicks()} (code DEADLINE_EXCEEDED; the client was sent
+     * that error). The handle is dead from now on: a later reply is dropped and counted
+     * ({@code deadHandleReplies}). The default does nothing.
+     */
+    default void onRequestAbandoned(long serverHandle, RpcFailure why) {
+    }
 }

@@ -210,11 +210,11 @@ class ReliabilityTest {
         assertEquals(0, server.engine.serverRpcCount());
     }
 
-    /** A DATA packet as a corrupted header would make it: claims a 3,000-byte message, carries 100 B at 1432. */
+    /** A DATA packet as a corrupted header would make it: claims a 3,000-byte message, carries 1432 B at 1432. */
     private static io.netty.buffer.ByteBuf liarPacket(long wireId) {
         io.netty.buffer.ByteBuf message = io.netty.buffer.Unpooled.wrappedBuffer(new byte[3_000]);
         return new io.homa4j.core.wire.PacketEncoder(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT)
-                .data(wireId, 3_000, 1432, 3_000, 0, 0, 0, message, 100);
+                .data(wireId, 3_000, 1432, 3_000, 0, 0, 0, message, 1432);
     }
 
     @Test

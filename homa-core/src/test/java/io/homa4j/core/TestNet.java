@@ -26,7 +26,11 @@ import java.util.function.Predicate;
 final class TestNet implements AutoCloseable {
     /** One packet as it was handed to a sink, decoded for assertions. */
     record Sent(long atNanos, InetSocketAddress from, InetSocketAddress to, int priority, PacketType type,
-                long rpcId, int offset, int length, int messageLength, int flags) {
+                long rpcId, int offset, int length, int messageLength, int flags, int udpPayloadBytes) {
+        /** Bytes on the wire: the UDP payload plus the IPv4 and UDP headers. */
+        int wireBytes() {
+            return udpPayloadBytes + HomaConfig.IP_UDP_HEADER_BYTES;
+        }
     }
 
     private record InFlight(long deliverAt, long seq, InetSocketAddress from, InetSocketAddress to, ByteBuf packet) {
@@ -129,7 +133,8 @@ final class TestNet implements AutoCloseable {
             offset = r.offset();
             length = r.length();
         }
-        return new Sent(now, from, to, priority, type, h.rpcId(), offset, length, messageLength, flags);
+        return new Sent(now, from, to, priority, type, h.rpcId(), offset, length, messageLength, flags,
+                packet.readableBytes());
     }
 
     /** Advances to the next event (delivery or engine wake-up) and runs it; false when nothing is pending. */
@@ -256,6 +261,8 @@ final class TestNet implements AutoCloseable {
         final List<Long> completionOrder = new ArrayList<>();
         /** Requests handled, counted per handler run. */
         int requestsHandled;
+        /** Server handles the engine reported abandoned (RpcListener.onRequestAbandoned), with why. */
+        final Map<Long, RpcFailure> abandoned = new LinkedHashMap<>();
         final Map<Long, ByteBuf> heldRequests = new LinkedHashMap<>();
         Handler handler = (h, c, req) -> req; // echo
 
@@ -319,6 +326,13 @@ final class TestNet implements AutoCloseable {
                 completionOrder.add(rpcId);
             } finally {
                 response.release();
+            }
+        }
+
+        @Override
+        public void onRequestAbandoned(long serverHandle, RpcFailure why) {
+            if (abandoned.put(serverHandle, why) != null) {
+                throw new AssertionError("handle " + serverHandle + " abandoned twice");
             }
         }
 

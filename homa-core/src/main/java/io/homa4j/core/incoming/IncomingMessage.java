@@ -8,12 +8,14 @@ import io.netty.buffer.ByteBuf;
 /**
  * Reassembly of one incoming request or response, tolerant of reordering and duplicates.
  *
- * <p>Buffering choice: every message gets one buffer of exactly its length, allocated from the packet's
- * allocator at its first packet, and each segment is copied in at its offset; a multi-packet message's length
- * is reserved against the buffer limits from that moment. The payload handed to the application is one
- * contiguous ByteBuf that pins nothing else: a transport reads datagrams into large shared buffers (a recvmmsg or
- * UDP GRO read is up to 1 MB), and a retained slice of one would keep all of it alive while the application
- * holds a 100-byte request.
+ * <p>Buffering choice: every message gets one buffer, allocated from the packet's allocator, that grows as its
+ * bytes arrive (doubling, up to the message's length; each growth is one copy, so at most one extra copy of the
+ * message in all), and each segment is copied in at its offset. The buffer's capacity is what the message
+ * reserves against the buffer limits, and it never exceeds {@link #MAX_RESERVED_PER_RECEIVED} times the bytes
+ * actually received: a first packet claiming 64 MiB reserves about its own size, not 64 MiB, so the memory a
+ * sender pins is bounded by what it sends. The payload handed to the application is one contiguous ByteBuf that
+ * pins nothing else: a transport reads datagrams into large shared buffers (a recvmmsg or UDP GRO read is up to
+ * 1 MB), and a retained slice of one would keep all of it alive while the application holds a 100-byte request.
  *
  * <p>Also carries the receiver-side grant state the {@code grant} package reads: bytes granted so far, bytes
  * received, arrival order. Engine thread only.
@@ -27,6 +29,13 @@ public final class IncomingMessage implements Ranked {
     static int maxRanges(int length) {
         return Math.max(16, Math.min(4096, length / 512));
     }
+
+    /** A message's buffer reserves at most this many times the bytes it has received (counting the new packet). */
+    public static final int MAX_RESERVED_PER_RECEIVED = 4;
+    /** {@link #accept} result: the buffer could not grow (direct memory exhausted); nothing changed. */
+    public static final int ALLOCATION_FAILED = -2;
+    /** {@link #growthFor} result: the segment lies too far ahead of the received bytes to reserve for. */
+    public static final long TOO_FAR_AHEAD = -1;
 
     private final Rpc owner;
     private final int length;
@@ -64,9 +73,31 @@ public final class IncomingMessage implements Ranked {
         this.granted = initialGranted;
     }
 
-    /** Bytes this message reserves against the buffer limits: its length unless it fits one packet. */
-    public static long reservationFor(int length, int segmentLength) {
-        return segmentLength == length ? 0 : length;
+    /**
+     * Bytes a message's buffer must grow by to hold a new segment {@code [offset, offset + segment)}: 0 when it
+     * fits, {@link #TOO_FAR_AHEAD} when holding it would reserve
+     * more than {@link #MAX_RESERVED_PER_RECEIVED} times the bytes received. Growth doubles the capacity where
+     * that bound allows, so a message growing packet by packet is copied O(log n) times.
+     *
+     * @param capacity the buffer's current capacity (0: none yet)
+     * @param received bytes of the message received so far
+     */
+    public static long growthFor(int length, int capacity, int received, int offset, int segment) {
+        int end = offset + segment;
+        if (end <= capacity) {
+            return 0;
+        }
+        long bound = (long) MAX_RESERVED_PER_RECEIVED * ((long) received + segment);
+        if (end > bound) {
+            return TOO_FAR_AHEAD;
+        }
+        long target = Math.min(length, Math.max(end, Math.min(2L * capacity, bound)));
+        return target - capacity;
+    }
+
+    /** {@link #growthFor} for a segment of this message. */
+    public long growthFor(int offset, int segment) {
+        return growthFor(length, buffer == null ? 0 : buffer.capacity(), receivedBytes, offset, segment);
     }
 
     /**
@@ -76,26 +107,54 @@ public final class IncomingMessage implements Ranked {
      *                     be a copy of the header
      * @param packet       the packet; not retained (its bytes are copied)
      * @param payloadIndex index in {@code packet} of the segment's first byte
-     * @return new bytes (0 for a duplicate), or -1 when the message is too fragmented to track
+     * @param growth       what {@link #growthFor} returned for this segment (not negative), already checked
+     *                     against the buffer limits by the caller, who reserves it when this succeeds
+     * @return new bytes (0 for a duplicate), -1 when the message is too fragmented to track, or
+     *         {@link #ALLOCATION_FAILED}
      */
-    public int accept(DataHeader header, ByteBuf packet, int payloadIndex) {
+    public int accept(DataHeader header, ByteBuf packet, int payloadIndex, long growth) {
         int offset = header.offset();
         int segment = header.segmentLength();
         if (length == 0) {
             throw new IllegalStateException("use acceptEmpty for an empty message");
         }
+        if (growth > 0 && !grow(packet, (int) (capacity() + growth))) {
+            return ALLOCATION_FAILED;
+        }
         int fresh = ranges.add(offset, offset + segment);
         if (fresh <= 0) {
             return fresh;
-        }
-        if (buffer == null) {
-            buffer = packet.alloc().buffer(length, length);
-            buffer.writerIndex(length);
         }
         buffer.setBytes(offset, packet, payloadIndex, segment);
         receivedBytes += fresh;
         granted = Math.max(granted, Math.min(length, Math.max(header.incoming(), offset + segment)));
         return fresh;
+    }
+
+    private int capacity() {
+        return buffer == null ? 0 : buffer.capacity();
+    }
+
+    /**
+     * Moves what arrived so far into a buffer of {@code capacity} bytes from {@code packet}'s allocator. Growing
+     * by hand rather than with {@code ByteBuf.capacity(int)}: that one's copying of bytes beyond the writer index
+     * differs between allocators, and received bytes lie anywhere below the capacity.
+     *
+     * @return false when the allocation failed (the JVM's direct-memory limit); the old buffer is kept
+     */
+    private boolean grow(ByteBuf packet, int capacity) {
+        ByteBuf grown;
+        try {
+            grown = packet.alloc().buffer(capacity, length);
+        } catch (OutOfMemoryError noMemory) {
+            return false;
+        }
+        if (buffer != null) {
+            grown.setBytes(0, buffer, 0, buffer.capacity());
+            buffer.release();
+        }
+        buffer = grown;
+        return true;
     }
 
     /** Takes the one packet of an empty message; returns false for a duplicate. */
@@ -116,6 +175,9 @@ public final class IncomingMessage implements Ranked {
     public ByteBuf takePayload(io.netty.buffer.ByteBufAllocator fallback) {
         ByteBuf b = buffer;
         buffer = null;
+        if (b != null && b.writerIndex() != length) {
+            b.writerIndex(length); // a grown buffer: the bytes were set by offset, its capacity is now the length
+        }
         return b != null ? b : fallback.buffer(0, 0);
     }
 

@@ -32,6 +32,16 @@ public enum DropReason {
     TOTAL_BUFFER_LIMIT,
     /** The message has too many holes to track. */
     TOO_FRAGMENTED,
+    /**
+     * Memory for the data could not be allocated (the JVM's direct-memory limit was reached): the packet is lost,
+     * its message and RPC stay as they were, and the sender's retransmission brings the bytes again.
+     */
+    ALLOCATION_FAILED,
+    /**
+     * DATA too far ahead of what the message has received: keeping it would reserve more than
+     * {@code IncomingMessage.MAX_RESERVED_PER_RECEIVED} times the bytes the sender has actually delivered.
+     */
+    AHEAD_OF_DATA,
     /** The engine is closed. */
     CLOSED,
     /** A bug: processing threw. Counted so tests can assert it never happens. */

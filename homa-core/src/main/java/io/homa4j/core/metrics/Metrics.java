@@ -31,6 +31,8 @@ public final class Metrics {
     long listenerErrors;
     long cutoffsUpdates;
     long sinkErrors;
+    long unreadableMessages;
+    long handlerTimeouts;
     int grantedMessagesHighWater;
     long grantedBytesOutstandingHighWater;
     long bufferedBytesHighWater;
@@ -120,6 +122,21 @@ public final class Metrics {
 
     public void sinkError() {
         sinkErrors++;
+    }
+
+    /** A request or response whose buffer could not be read (released or changed under the engine). */
+    public void unreadableMessage() {
+        unreadableMessages++;
+    }
+
+    /** A server RPC whose handler did not reply within the handler timeout. */
+    public void handlerTimedOut() {
+        handlerTimeouts++;
+    }
+
+    /** Packets dropped so far for {@code reason}. */
+    public long dropCount(DropReason reason) {
+        return drops[reason.ordinal()];
     }
 
     public long sinkErrorCount() {

@@ -36,6 +36,8 @@ public final class MetricsSnapshot {
     private final long listenerErrors;
     private final long cutoffsUpdates;
     private final long sinkErrors;
+    private final long unreadableMessages;
+    private final long handlerTimeouts;
     private final int grantedMessagesHighWater;
     private final long grantedBytesOutstandingHighWater;
     private final long bufferedBytesHighWater;
@@ -68,6 +70,8 @@ public final class MetricsSnapshot {
         this.listenerErrors = m.listenerErrors;
         this.cutoffsUpdates = m.cutoffsUpdates;
         this.sinkErrors = m.sinkErrors;
+        this.unreadableMessages = m.unreadableMessages;
+        this.handlerTimeouts = m.handlerTimeouts;
         this.grantedMessagesHighWater = m.grantedMessagesHighWater;
         this.grantedBytesOutstandingHighWater = m.grantedBytesOutstandingHighWater;
         this.bufferedBytesHighWater = m.bufferedBytesHighWater;
@@ -150,6 +154,15 @@ public final class MetricsSnapshot {
     public long sinkErrors() { return sinkErrors; }
 
     /**
+     * Requests and responses whose buffer could not be read while being sent (the application released or
+     * changed it after handing it over): each failed its own RPC alone.
+     */
+    public long unreadableMessages() { return unreadableMessages; }
+
+    /** Server RPCs answered DEADLINE_EXCEEDED because the handler did not reply within the handler timeout. */
+    public long handlerTimeouts() { return handlerTimeouts; }
+
+    /**
      * Most incoming messages holding an SRPT grant slot at one time (at most maxOvercommit): granted beyond
      * their unscheduled bytes, not yet fully granted, with granted bytes not yet received.
      */
@@ -205,6 +218,7 @@ public final class MetricsSnapshot {
                 .add("restarts=" + clientRestarts).add("delivered=" + requestsDelivered)
                 .add("retransmitted=" + retransmittedPackets).add("granted=" + grantedBytes)
                 .add("grantedMessagesHW=" + grantedMessagesHighWater).add("sinkErrors=" + sinkErrors)
+                .add("unreadable=" + unreadableMessages).add("handlerTimeouts=" + handlerTimeouts)
                 .add("clientRpcs=" + clientRpcs).add("serverRpcs=" + serverRpcs)
                 .add("buffered=" + bufferedBytes).add("outgoing=" + outgoingBytes);
         return j.toString();

@@ -29,6 +29,7 @@ public final class OutgoingMessage implements Ranked {
     private int retransmitCount;
     private int retransmitPriority;
     private boolean released;
+    private boolean unreadable;
     boolean inSendQueue;
     boolean inRetransmitQueue;
 
@@ -90,6 +91,9 @@ public final class OutgoingMessage implements Ranked {
 
     /** Whether new (never sent) bytes may go now. */
     public boolean hasSendableBytes() {
+        if (unreadable) {
+            return false;
+        }
         return length == 0 ? !emptySent : nextOffset < granted;
     }
 
@@ -100,7 +104,7 @@ public final class OutgoingMessage implements Ranked {
 
     /** Whether the sender itself is the reason this message is not progressing (granted bytes not yet sent). */
     public boolean hasUnsentGrantedBytes() {
-        return hasSendableBytes() || retransmitCount > 0;
+        return hasSendableBytes() || hasRetransmit();
     }
 
     /** Priority level for a new packet starting at {@code offset}. */
@@ -179,7 +183,7 @@ public final class OutgoingMessage implements Ranked {
     }
 
     boolean hasRetransmit() {
-        return retransmitCount > 0;
+        return retransmitCount > 0 && !unreadable;
     }
 
     int retransmitOffset() {
@@ -211,12 +215,27 @@ public final class OutgoingMessage implements Ranked {
         retransmitCount = 0;
     }
 
-    /** Frees the payload. Idempotent. */
+    /**
+     * Frees the payload. Idempotent. A payload its owner already released behind our back (the API's misuse that
+     * {@link #unreadable} reports) is not released again: that would throw, and its memory is already back.
+     */
     public void release() {
         if (!released) {
             released = true;
-            payload.release();
+            if (payload.refCnt() > 0) {
+                payload.release();
+            }
         }
+    }
+
+    /** Marks the payload as unreadable: the message will never be sent again (its RPC is failed instead). */
+    void markUnreadable() {
+        unreadable = true;
+    }
+
+    /** Whether the payload turned out unreadable while being sent. */
+    public boolean unreadable() {
+        return unreadable;
     }
 
     @Override

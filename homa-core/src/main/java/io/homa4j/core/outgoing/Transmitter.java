@@ -48,6 +48,8 @@ public final class Transmitter {
     private final FirstCachingSet<OutgoingMessage> bySrpt;
     private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(Ranked.AGE);
     private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
+    /** Messages whose payload could not be read, waiting for the engine to fail their RPCs. */
+    private final ArrayDeque<OutgoingMessage> unreadable = new ArrayDeque<>();
     private long picks;
     private boolean sentSinceFlush;
 
@@ -209,7 +211,9 @@ public final class Transmitter {
         int offset = m.nextOffset();
         int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
         boolean wasAllSent = m.allSent();
-        sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos);
+        if (!sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos)) {
+            return;
+        }
         if (offset == 0) {
             m.owner().onFirstSent(nowNanos);
         }
@@ -226,7 +230,9 @@ public final class Transmitter {
     private void sendRetransmit(OutgoingMessage m, long nowNanos) {
         int offset = m.retransmitOffset();
         int segment = m.retransmitSegmentLength(maxPayload);
-        sendData(m, offset, segment, m.retransmitPriority(), DataHeader.FLAG_RETRANSMIT, nowNanos);
+        if (!sendData(m, offset, segment, m.retransmitPriority(), DataHeader.FLAG_RETRANSMIT, nowNanos)) {
+            return;
+        }
         m.retransmitted(segment);
         metrics.retransmitted();
         if (!m.hasRetransmit()) {
@@ -235,11 +241,38 @@ public final class Transmitter {
         }
     }
 
-    private void sendData(OutgoingMessage m, int offset, int segment, int priority, int extraFlags, long nowNanos) {
-        ByteBuf packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.owner().cutoffsVersion(),
-                m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment);
+    /** Sends one DATA packet of {@code m}; false (and {@code m} set aside as unreadable) when it cannot be read. */
+    private boolean sendData(OutgoingMessage m, int offset, int segment, int priority, int extraFlags,
+                             long nowNanos) {
+        ByteBuf packet;
+        try {
+            packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.owner().cutoffsVersion(),
+                    m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment);
+        } catch (RuntimeException unreadable) {
+            // The application released (or shrank) a buffer it had handed over. Only this message is affected:
+            // left in the queues it would stay first and fail every later transmit, breaking the whole engine.
+            setAsideUnreadable(m, unreadable);
+            return false;
+        }
         metrics.dataBytesOut(segment);
         emit(m.owner().peerAddress(), priority, PacketType.DATA, packet, nowNanos);
+        return true;
+    }
+
+    private void setAsideUnreadable(OutgoingMessage m, RuntimeException cause) {
+        remove(m);
+        m.markUnreadable();
+        unreadable.add(m);
+        metrics.unreadableMessage();
+        log.debug("message of {} is unreadable; failing its RPC", m.owner(), cause);
+    }
+
+    /**
+     * The next message found unreadable since the last call (its RPC must be failed by its owner), or null. The
+     * message is out of every queue and is never sent again; the caller still retires it.
+     */
+    public OutgoingMessage pollUnreadable() {
+        return unreadable.poll();
     }
 
     /** Sends a control packet at the top level, now. */

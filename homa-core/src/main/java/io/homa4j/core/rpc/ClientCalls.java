@@ -57,6 +57,10 @@ public final class ClientCalls {
 
     /** Starts a call (limits already checked for closed-ness by the caller); see {@code HomaEngine.call}. */
     public long call(InetSocketAddress server, ByteBuf request, long deadlineNanos) {
+        if (request.refCnt() <= 0) {
+            // Nothing to release: the caller already did. Refused before any state exists.
+            throw new RpcRejectedException(ErrorCode.INVALID_ARGUMENT, "the request buffer was already released");
+        }
         int length = request.readableBytes();
         if (length > ctx.config.maxMessageBytes()) {
             request.release();
@@ -82,7 +86,7 @@ public final class ClientCalls {
         return id;
     }
 
-    /** Abandons a call without an upcall; unknown ids are ignored. */
+    /** Abandons a call without an upcall, and tells the server; unknown ids are ignored. */
     public void abort(long rpcId) {
         ClientRpc rpc = rpcs.get(rpcId);
         if (rpc == null) {
@@ -90,6 +94,36 @@ public final class ClientCalls {
         }
         free(rpc);
         ctx.metrics.clientAborted();
+        tellServerAbandoned(rpc);
+    }
+
+    /**
+     * The request of {@code rpc} could not be read (the application released or changed it after the call):
+     * only this call fails, and the server is told to drop whatever it received.
+     */
+    public void onRequestUnreadable(ClientRpc rpc, OutgoingMessage request) {
+        if (rpcs.get(rpc.id()) != rpc || rpc.request() != request) {
+            return;
+        }
+        boolean anySent = rpc.firstSentNanos() != Long.MAX_VALUE;
+        fail(rpc, ErrorCode.INVALID_ARGUMENT, "the request buffer could not be read (released or changed after"
+                + " call())", false);
+        if (anySent) {
+            tellServerAbandoned(rpc);
+        }
+    }
+
+    /**
+     * A call we give up on while the server may hold its state: RPC_UNKNOWN (what we answer for any call we no
+     * longer know) tells the server to free it now, and a handler still running learns that nobody waits for its
+     * reply. Only when some of the request went out: otherwise the server has nothing. One packet, not repeated:
+     * if it is lost the server frees the RPC by its own timers (handler timeout, expiry).
+     */
+    private void tellServerAbandoned(ClientRpc rpc) {
+        if (rpc.firstSentNanos() == Long.MAX_VALUE) {
+            return;
+        }
+        ctx.sendControl(rpc.peerAddress(), PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(rpc.id(), ctx.age()));
     }
 
     // ---------------------------------------------------------------------------------------------- packets
@@ -125,14 +159,12 @@ public final class ClientCalls {
                         + " bytes exceeds maxMessageBytes " + ctx.config.maxMessageBytes(), false);
                 return;
             }
-            long reservation = IncomingMessage.reservationFor(length, data.segmentLength());
-            DropReason overLimit = ctx.bufferLimitFor(rpc.server(), reservation);
-            if (overLimit != null) {
-                ctx.drop(overLimit);
+            DropReason refused = ctx.firstSegmentRefusal(rpc.server(), length, data);
+            if (refused != null) {
+                ctx.drop(refused);
                 return;
             }
             response = new IncomingMessage(rpc, length, data.error(), data.incoming(), ctx.nextSequence());
-            ctx.reserve(response, rpc.server(), reservation);
             rpc.response(response);
             ctx.grants.added(response);
             // A response means the server has the whole request: stop sending it and free it.
@@ -143,7 +175,7 @@ public final class ClientCalls {
             }
         }
         ctx.pushCutoffsIfStale(rpc.server(), data.cutoffsVersion());
-        if (!ctx.receiveSegment(response, data, packet, payloadIndex) || !response.complete()) {
+        if (!ctx.receiveSegment(response, rpc.server(), data, packet, payloadIndex) || !response.complete()) {
             return;
         }
         complete(rpc, response);
@@ -352,6 +384,7 @@ public final class ClientCalls {
             if (rpcs.get(expired.id()) == expired) {
                 fail(expired, ErrorCode.DEADLINE_EXCEEDED, "deadline passed", expired.request() != null
                         && !expired.requestFullySent());
+                tellServerAbandoned(expired);
             }
         }
     }

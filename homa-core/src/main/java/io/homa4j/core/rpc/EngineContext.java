@@ -133,19 +133,29 @@ public final class EngineContext {
         outgoingBytes -= m.length();
     }
 
-    /** Charges {@code bytes} of {@code m} to the buffer limits. */
-    public void reserve(IncomingMessage m, Peer peer, long bytes) {
-        m.reservedBytes(bytes);
+    /** Charges {@code bytes} more of {@code m} to the buffer limits. */
+    private void reserve(IncomingMessage m, Peer peer, long bytes) {
+        m.reservedBytes(m.reservedBytes() + bytes);
         peer.addBufferedBytes(bytes);
         bufferedBytes += bytes;
         metrics.bufferedBytes(bufferedBytes);
     }
 
     /**
-     * The buffer limit a new incoming message of {@code reservation} bytes from {@code peer} (null: unknown yet)
-     * would break, or null when it fits.
+     * Why the first DATA packet of a new incoming message from {@code peer} (null: unknown yet) cannot be kept
+     * (a buffer limit, or too far ahead of any data: see {@link IncomingMessage#growthFor}), or null when it can.
+     * The message is not created then, so a refused first packet leaves nothing behind.
      */
-    public DropReason bufferLimitFor(Peer peer, long reservation) {
+    public DropReason firstSegmentRefusal(Peer peer, int length, DataHeader data) {
+        long growth = IncomingMessage.growthFor(length, 0, 0, data.offset(), data.segmentLength());
+        return growth < 0 ? DropReason.AHEAD_OF_DATA : bufferLimitFor(peer, growth);
+    }
+
+    /**
+     * The buffer limit that {@code reservation} more bytes from {@code peer} (null: unknown yet) would break, or
+     * null when they fit.
+     */
+    private DropReason bufferLimitFor(Peer peer, long reservation) {
         if (reservation == 0) {
             return null;
         }
@@ -171,8 +181,12 @@ public final class EngineContext {
         }
     }
 
-    /** Accepts one DATA segment into {@code m}; false (drop counted) when a duplicate or not keepable. */
-    public boolean receiveSegment(IncomingMessage m, DataHeader data, ByteBuf packet, int payloadIndex) {
+    /**
+     * Accepts one DATA segment into {@code m}, from {@code peer}, growing its buffer (and its reservation) as
+     * needed; false (drop counted) when a duplicate or not keepable: too fragmented, too far ahead, over a buffer
+     * limit, or no memory. A refused segment changes nothing; the sender's retransmission brings it again.
+     */
+    public boolean receiveSegment(IncomingMessage m, Peer peer, DataHeader data, ByteBuf packet, int payloadIndex) {
         if (m.length() == 0) {
             if (!m.acceptEmpty()) {
                 drop(DropReason.DUPLICATE);
@@ -180,9 +194,26 @@ public final class EngineContext {
             }
             return true;
         }
+        long growth = m.growthFor(data.offset(), data.segmentLength());
+        if (growth < 0) {
+            drop(DropReason.AHEAD_OF_DATA);
+            return false;
+        }
+        DropReason overLimit = bufferLimitFor(peer, growth);
+        if (overLimit != null) {
+            drop(overLimit);
+            return false;
+        }
         grants.beforeUpdate(m);
-        int fresh = m.accept(data, packet, payloadIndex);
+        int fresh = m.accept(data, packet, payloadIndex, growth);
         grants.afterUpdate(m);
+        if (fresh == IncomingMessage.ALLOCATION_FAILED) {
+            drop(DropReason.ALLOCATION_FAILED);
+            return false;
+        }
+        if (growth > 0) {
+            reserve(m, peer, growth);
+        }
         if (fresh < 0) {
             drop(DropReason.TOO_FRAGMENTED);
             return false;

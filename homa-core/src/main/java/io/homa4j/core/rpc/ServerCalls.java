@@ -1,6 +1,7 @@
 package io.homa4j.core.rpc;
 
 import io.homa4j.core.ErrorCode;
+import io.homa4j.core.RpcFailure;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.outgoing.OutgoingMessage;
@@ -55,10 +56,19 @@ public final class ServerCalls {
     /** See {@code HomaEngine.reply}. */
     public boolean reply(long serverHandle, ByteBuf response) {
         ServerRpc rpc = byHandle.get(serverHandle);
+        boolean released = response.refCnt() <= 0;
         if (rpc == null || rpc.state() != ServerRpc.State.HANDLING) {
-            response.release();
+            if (!released) {
+                response.release();
+            }
             ctx.metrics.deadHandleReply();
             return false;
+        }
+        if (released) {
+            ctx.metrics.unreadableMessage();
+            startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.HANDLER_ERROR,
+                    "the handler replied with a released buffer"), DataHeader.FLAG_ERROR);
+            return true;
         }
         int length = response.readableBytes();
         if (length > ctx.config.maxMessageBytes()) {
@@ -89,6 +99,7 @@ public final class ServerCalls {
         rpc.response(message);
         rpc.state(ServerRpc.State.RESPONDING);
         rpc.silentTicks = 0;
+        rpc.resetProbes();
         ctx.metrics.serverReplied();
         ctx.transmitter.add(message);
     }
@@ -121,6 +132,7 @@ public final class ServerCalls {
                 return;
             }
             rpc.silentTicks = 0;
+            rpc.resetProbes();
             if (rpc.state() != ServerRpc.State.RECEIVING) {
                 ctx.drop(DropReason.DUPLICATE);
                 return;
@@ -128,7 +140,13 @@ public final class ServerCalls {
         }
         ctx.pushCutoffsIfStale(rpc.client(), data.cutoffsVersion());
         IncomingMessage request = rpc.request();
-        if (!ctx.receiveSegment(request, data, packet, payloadIndex) || !request.complete()) {
+        if (!ctx.receiveSegment(request, rpc.client(), data, packet, payloadIndex)) {
+            return;
+        }
+        if (request.receivedBytes() > ctx.config.unscheduledBytes()) {
+            rpc.addressProven();
+        }
+        if (!request.complete()) {
             return;
         }
         ByteBuf payload = request.takePayload(ctx.allocator);
@@ -136,6 +154,7 @@ public final class ServerCalls {
         rpc.request(null);
         rpc.state(ServerRpc.State.HANDLING);
         rpc.silentTicks = 0;
+        rpc.resetProbes();
         ctx.metrics.requestDelivered();
         deliver(rpc, payload);
     }
@@ -151,10 +170,9 @@ public final class ServerCalls {
             return null;
         }
         boolean tooLarge = length > ctx.config.maxMessageBytes();
-        long reservation = tooLarge ? 0 : IncomingMessage.reservationFor(length, data.segmentLength());
-        DropReason overLimit = ctx.bufferLimitFor(ctx.peers.get(key.client()), reservation);
-        if (overLimit != null) {
-            ctx.drop(overLimit);
+        DropReason refused = tooLarge ? null : ctx.firstSegmentRefusal(ctx.peers.get(key.client()), length, data);
+        if (refused != null) {
+            ctx.drop(refused);
             return null;
         }
         Peer peer = ctx.peers.getOrCreate(key.client());
@@ -173,7 +191,6 @@ public final class ServerCalls {
             return null;
         }
         IncomingMessage request = new IncomingMessage(rpc, length, false, data.incoming(), ctx.nextSequence());
-        ctx.reserve(request, peer, reservation);
         rpc.request(request);
         ctx.grants.added(request);
         return rpc;
@@ -199,6 +216,7 @@ public final class ServerCalls {
             return null;
         }
         rpc.silentTicks = 0;
+        rpc.resetProbes();
         if (rpc.response() == null) {
             ctx.drop(DropReason.STALE);
             return null;
@@ -221,6 +239,7 @@ public final class ServerCalls {
             rpc.silentTicks = 0;
         } // else only request data is progress: a client that asks but cannot send what we lack must not keep
         // the RPC alive for ever (it expires, and the client's next RESEND restarts the call)
+        rpc.resetProbes(); // but it is alive: our own RESENDs for the missing bytes may go again
         switch (rpc.state()) {
             case RECEIVING:
             case HANDLING:
@@ -238,15 +257,68 @@ public final class ServerCalls {
         }
     }
 
-    /** The client no longer knows the call: let go. */
+    /**
+     * The client no longer knows the call (it gave up: cancelled, deadline passed, or never had it): let go. A
+     * handler still running learns of it through {@code RpcListener.onRequestAbandoned}; its late reply finds a
+     * dead handle and is dropped and counted ({@code deadHandleReplies}).
+     */
     public void onRpcUnknown(InetSocketAddress from, long clientId) {
         ServerRpc rpc = rpcs.get(new ServerKey(from, clientId));
         if (rpc == null) {
             ctx.drop(DropReason.UNKNOWN_RPC);
             return;
         }
+        boolean handling = rpc.state() == ServerRpc.State.HANDLING;
         free(rpc);
         ctx.metrics.serverFreedByPeer();
+        if (handling) {
+            notifyAbandoned(rpc, new RpcFailure(ErrorCode.CANCELLED, "the client abandoned the call", false));
+        }
+    }
+
+    /**
+     * The handler did not reply within {@code handlerTimeoutTicks}: the client gets DEADLINE_EXCEEDED at once
+     * (rather than waiting out its own deadline, or for ever without one), the RPC slot is on its way to being
+     * freed, and the handler is told.
+     */
+    private void handlerTimedOut(ServerRpc rpc) {
+        ctx.metrics.handlerTimedOut();
+        long millis = ctx.config.handlerTimeoutTicks() * ctx.config.tickNanos() / 1_000_000;
+        String text = "the handler did not reply within the server's handler timeout (" + millis + " ms)";
+        startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.DEADLINE_EXCEEDED, text),
+                DataHeader.FLAG_ERROR);
+        notifyAbandoned(rpc, new RpcFailure(ErrorCode.DEADLINE_EXCEEDED, text, false));
+    }
+
+    private void notifyAbandoned(ServerRpc rpc, RpcFailure why) {
+        try {
+            ctx.listener.onRequestAbandoned(rpc.handle(), why);
+        } catch (RuntimeException e) {
+            ctx.metrics.listenerError();
+            log.warn("RpcListener.onRequestAbandoned threw for {}", rpc, e);
+        }
+    }
+
+    /**
+     * The response's buffer could not be read (the handler released it after replying). Before any byte of it
+     * left, the client gets HANDLER_ERROR instead; after, the response cannot be completed or replaced (the client
+     * holds its length), so the RPC is dropped and the client told that we no longer have it (RPC_UNKNOWN, age
+     * 0: "may have run"), which fails only that call.
+     */
+    public void onResponseUnreadable(ServerRpc rpc, OutgoingMessage response) {
+        if (byHandle.get(rpc.handle()) != rpc || rpc.response() != response) {
+            return;
+        }
+        if (response.nextOffset() == 0) {
+            ctx.retireOutgoing(response);
+            rpc.response(null);
+            startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.HANDLER_ERROR,
+                    "the handler's response buffer could not be read (released or changed after reply)"),
+                    DataHeader.FLAG_ERROR);
+            return;
+        }
+        free(rpc);
+        ctx.sendControl(rpc.peerAddress(), PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(rpc.wireId(), 0));
     }
 
     /** A client whose grant scheduler holds our response back: it still wants it. */
@@ -257,6 +329,7 @@ public final class ServerCalls {
             return;
         }
         rpc.silentTicks = 0;
+        rpc.resetProbes();
     }
 
     /** The client has the whole response of {@code clientId}: free it (ignored for unknown ids). */
@@ -322,13 +395,17 @@ public final class ServerCalls {
                 rpc.silentTicks++;
                 if (ctx.silence.abortDue(rpc.silentTicks)) {
                     expire(rpc);
-                } else if (ctx.silence.resendDue(rpc.silentTicks)) {
+                } else if (rpc.isAddressProven() ? ctx.silence.resendDue(rpc.silentTicks)
+                        : rpc.takeProbe(ctx.silence, ctx.silence.resendTicks(), true)) {
                     ctx.requestGaps(rpc, request);
                 }
                 return;
             }
             case HANDLING:
                 rpc.silentTicks = 0;
+                if (rpc.handlingTick() >= ctx.config.handlerTimeoutTicks()) {
+                    handlerTimedOut(rpc);
+                }
                 return;
             case RESPONDING:
                 if (rpc.response().hasUnsentGrantedBytes()) {
@@ -348,7 +425,7 @@ public final class ServerCalls {
                 rpc.silentTicks++;
                 if (ctx.silence.abortDue(rpc.silentTicks)) {
                     expire(rpc);
-                } else if (ctx.silence.needAckDue(rpc.silentTicks)) {
+                } else if (rpc.takeProbe(ctx.silence, ctx.silence.needAckTicks(), !rpc.isAddressProven())) {
                     ctx.sendControl(rpc.peerAddress(), PacketType.NEED_ACK, ctx.encoder.needAck(rpc.wireId()));
                 }
         }

@@ -3,6 +3,7 @@ package io.homa4j.core.rpc;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.peer.Peer;
+import io.homa4j.core.timer.SilenceRules;
 
 import java.net.InetSocketAddress;
 
@@ -33,6 +34,14 @@ public final class ServerRpc implements Rpc {
     public int silentTicks;
     /** Timer ticks our own grant scheduler has held this RPC's incoming message back (drives BUSY keepalives). */
     public int heldTicks;
+    /** Timer ticks spent in HANDLING (bounded by the handler timeout). */
+    private int handlingTicks;
+    /** The client sent more than the unscheduled bytes: it follows our grants, so its address is its own. */
+    private boolean addressProven;
+    /** RESENDs / NEED_ACKs sent since the client was last heard (see {@code SilenceRules.probeDue}). */
+    private int unansweredProbes;
+    /** {@link #silentTicks} when the last probe went or the client was last heard. */
+    private int silenceAtLastProbe;
 
     public ServerRpc(long handle, ServerKey key, Peer client) {
         this.handle = handle;
@@ -81,7 +90,49 @@ public final class ServerRpc implements Rpc {
         if (state == State.RESPONDING) {
             state = State.AWAITING_ACK;
             silentTicks = 0;
+            resetProbes();
         }
+    }
+
+    /**
+     * A packet of this RPC came from the client (it is alive), or a new wait for it begins: the probe budget is
+     * whole again and the next probe waits a full first interval from now. Call after setting {@link #silentTicks}.
+     */
+    public void resetProbes() {
+        unansweredProbes = 0;
+        silenceAtLastProbe = silentTicks;
+    }
+
+    /**
+     * Whether a probe may go now under {@code rules} (capped unless the client proved its address); if so it is
+     * counted as sent.
+     */
+    public boolean takeProbe(SilenceRules rules, int firstAfterTicks, boolean capped) {
+        if (silentTicks < silenceAtLastProbe) {
+            resetProbes(); // the silence was ended (and restarted) since: a fresh budget
+            silenceAtLastProbe = 0;
+        }
+        if (!rules.probeDue(silentTicks, silenceAtLastProbe, unansweredProbes, firstAfterTicks, capped)) {
+            return false;
+        }
+        unansweredProbes++;
+        silenceAtLastProbe = silentTicks;
+        return true;
+    }
+
+    /** Records that the client sent more than the unscheduled bytes of its request (see SilenceRules). */
+    public void addressProven() {
+        addressProven = true;
+    }
+
+    /** Whether the client proved its address: its probes are not capped. */
+    public boolean isAddressProven() {
+        return addressProven;
+    }
+
+    /** One more tick in HANDLING; returns the ticks spent there so far. */
+    public int handlingTick() {
+        return ++handlingTicks;
     }
 
     public State state() {

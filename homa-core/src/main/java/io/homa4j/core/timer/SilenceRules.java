@@ -3,9 +3,9 @@ package io.homa4j.core.timer;
 import io.homa4j.core.HomaConfig;
 
 /**
- * The tick-count rules of Homa's timeouts: after {@code resendTicks} silent ticks a RESEND, then one every
- * {@code resendTicks}; after {@code abortTicks} the RPC is given up; a server asks for an ACK
- * {@code needAckTicks} after the response went out, then with a doubling interval. Immutable.
+ * The tick-count rules of Homa's timeouts: after {@code resendTicks} silent ticks a RESEND; after
+ * {@code abortTicks} the RPC is given up; a server asks for an ACK {@code needAckTicks} after the response went
+ * out. A server's probes of a silent client back off and stop after {@link #MAX_UNANSWERED_PROBES}. Immutable.
  */
 public final class SilenceRules {
     private final int resendTicks;
@@ -62,28 +62,53 @@ public final class SilenceRules {
         return abortTicks * tickNanos;
     }
 
+    /**
+     * Probes (a server's RESEND for missing request bytes, its NEED_ACK for a sent response) that go unanswered
+     * before a server stops asking a client that has not proven its address. Anyone can send a first DATA packet
+     * with a forged source: each probe is reflected at that address, so they are what a forged packet buys. Two
+     * probes (52 + 52 bytes on the wire) plus one CUTOFFS (76) keep the reflection under 3x the 69 bytes of the
+     * smallest forged first packet; before the cap, such a packet drew 199 RESENDs (151x). A live client answers
+     * a probe, or asks itself when its own timer fires, and every packet from it restores the budget.
+     *
+     * <p>A client has proven its address (for one RPC) once it sent more than the unscheduled bytes: past those it
+     * only sends what our GRANTs allow, so it receives what we send. Its probes are not capped: a forger cannot
+     * get there without sending more than the probes it would draw.
+     */
+    public static final int MAX_UNANSWERED_PROBES = 2;
+
+    /**
+     * Whether a server probes its silent client now: the first probe after {@code firstAfterTicks} silent ticks,
+     * then after intervals that start at resendTicks and double (capped at {@link #keepAliveTicks()}); at most
+     * {@link #MAX_UNANSWERED_PROBES} without an answer when {@code capped}. {@code silenceAtLastProbe} is the
+     * silence count when the last probe went, or when the client was last heard without progress.
+     */
+    public boolean probeDue(int silentTicks, int silenceAtLastProbe, int unansweredProbes, int firstAfterTicks,
+                            boolean capped) {
+        if (capped && unansweredProbes >= MAX_UNANSWERED_PROBES) {
+            return false;
+        }
+        long interval = unansweredProbes == 0 ? firstAfterTicks
+                : Math.min((long) resendTicks << Math.min(unansweredProbes - 1, 16), keepAliveTicks());
+        return silentTicks - silenceAtLastProbe >= interval;
+    }
+
+    /**
+     * A server's RESEND rule for a client that has proven its address (see {@link #MAX_UNANSWERED_PROBES}): every
+     * resendTicks of silence, without back-off. Missing granted bytes are most often queued behind a congested
+     * port, and backing off there delayed a long message under an incast stream past its deadline.
+     */
     public boolean resendDue(int silentTicks) {
         return silentTicks >= resendTicks && (silentTicks - resendTicks) % resendTicks == 0;
     }
 
-    /**
-     * Whether a server holding a sent response asks for its ACK now: {@code needAckTicks} after the response went
-     * out, then after intervals that start at resendTicks and double up to {@link #keepAliveTicks()}. The
-     * backoff bounds what a forged request can reflect at its forged source: about 15 NEED_ACKs over the default
-     * abort timeout where a fixed resendTicks period sent 200.
-     */
-    public boolean needAckDue(int silentTicks) {
-        if (silentTicks < needAckTicks) {
-            return false;
-        }
-        int since = silentTicks - needAckTicks;
-        long dueAt = 0;
-        long interval = resendTicks;
-        while (dueAt < since) {
-            dueAt += interval;
-            interval = Math.min(interval * 2, keepAliveTicks());
-        }
-        return dueAt == since;
+    /** Silent ticks before a server's first RESEND for missing request bytes. */
+    public int resendTicks() {
+        return resendTicks;
+    }
+
+    /** Silent ticks after the whole response went out before a server's first NEED_ACK. */
+    public int needAckTicks() {
+        return needAckTicks;
     }
 
     /** Most times a client restarts one call after RPC_UNKNOWN before giving up. */

@@ -8,7 +8,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The payload of an error response (DATA flag ERROR): one byte of error code, then a UTF-8 description.
- * Codes: 1 HANDLER_ERROR, 2 MESSAGE_TOO_LARGE, 3 RESOURCE_EXHAUSTED; anything else reads as PROTOCOL_ERROR.
+ * Codes: 1 HANDLER_ERROR, 2 MESSAGE_TOO_LARGE, 3 RESOURCE_EXHAUSTED, 4 DEADLINE_EXCEEDED (the server's handler
+ * timeout); anything else reads as PROTOCOL_ERROR.
  */
 public final class ErrorPayload {
     /** Descriptions are cut to this many bytes so an error response stays small. */
@@ -37,6 +38,8 @@ public final class ErrorPayload {
                 return ErrorCode.MESSAGE_TOO_LARGE;
             case 3:
                 return ErrorCode.RESOURCE_EXHAUSTED;
+            case 4:
+                return ErrorCode.DEADLINE_EXCEEDED;
             default:
                 return ErrorCode.PROTOCOL_ERROR;
         }
@@ -55,6 +58,8 @@ public final class ErrorPayload {
                 return 2;
             case RESOURCE_EXHAUSTED:
                 return 3;
+            case DEADLINE_EXCEEDED:
+                return 4;
             default:
                 return 1;
         }

@@ -37,7 +37,12 @@ public final class PacketEncoder {
         return b;
     }
 
-    /** A DATA packet carrying {@code segmentLength} bytes of {@code message} starting at {@code offset}. */
+    /**
+     * A DATA packet carrying {@code segmentLength} bytes of {@code message} starting at {@code offset}.
+     *
+     * @throws RuntimeException (from Netty) when {@code message} cannot be read there, typically
+     *         {@code IllegalReferenceCountException} for a released buffer; no packet is left allocated
+     */
     public ByteBuf data(long rpcId, int messageLength, int offset, int incoming, int cutoffsVersion, int flags,
                         long ackId, ByteBuf message, int segmentLength) {
         data.wrap(scratch, 0).writeCommon(PacketType.DATA, rpcId);
@@ -45,7 +50,13 @@ public final class PacketEncoder {
                 .cutoffsVersion(cutoffsVersion).flags(flags).ackId(ackId);
         ByteBuf b = packet(DataHeader.LENGTH + segmentLength, DataHeader.LENGTH);
         if (segmentLength > 0) {
-            b.writeBytes(message, message.readerIndex() + offset, segmentLength);
+            try {
+                b.writeBytes(message, message.readerIndex() + offset, segmentLength);
+            } catch (RuntimeException unreadable) {
+                // The message buffer was released or shrunk by its owner: the packet is ours to free.
+                b.release();
+                throw unreadable;
+            }
         }
         return b;
     }

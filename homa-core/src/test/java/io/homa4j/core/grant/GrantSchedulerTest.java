@@ -145,8 +145,10 @@ class GrantSchedulerTest {
         ByteBuf packet = SENDER.data(2, m.length(), offset, m.granted(), 0, 0, 0, payload, length);
         try {
             scheduler.beforeUpdate(m);
+            long growth = m.growthFor(offset, length);
+            assertTrue(growth >= 0, "delivered in order, never too far ahead");
             assertEquals(length, m.accept(new DataHeader().wrap(packet, packet.readerIndex()), packet,
-                    packet.readerIndex() + DataHeader.LENGTH));
+                    packet.readerIndex() + DataHeader.LENGTH, growth));
             scheduler.afterUpdate(m);
         } finally {
             packet.release();

@@ -34,16 +34,28 @@ class SilenceRulesTest {
     }
 
     @Test
-    void needAcksBackOffUpToTheKeepAlivePeriod() {
+    void aServerProbesASilentClientTwiceWithBackOffThenWaits() {
         SilenceRules rules = new SilenceRules(HomaConfig.builder().needAckTicks(2).resendTicks(5).abortTicks(1_000)
                 .build());
+        assertEquals(java.util.List.of(5, 10), probeTicks(rules, 5), "RESENDs: after 5 silent ticks, then +5");
+        assertEquals(java.util.List.of(2, 7), probeTicks(rules, 2), "NEED_ACKs: after 2 silent ticks, then +5");
+        assertTrue(rules.probeDue(40, 35, 1, 5, true), "counted from the last probe, or from when the client was heard");
+        assertFalse(rules.probeDue(39, 35, 1, 5, true));
+        assertFalse(rules.probeDue(500, 35, 2, 5, true), "two unanswered: no more");
+        assertTrue(rules.probeDue(500, 35, 2, 5, false), "unless the client proved its address");
+        assertTrue(rules.resendDue(10) && !rules.resendDue(11), "that client's RESENDs go every resendTicks");
+    }
+
+    /** The ticks at which probes go to a client that never answers, over one abort timeout. */
+    private static java.util.List<Integer> probeTicks(SilenceRules rules, int firstAfter) {
         java.util.List<Integer> due = new java.util.ArrayList<>();
+        int last = 0;
         for (int tick = 1; tick < 1_000; tick++) {
-            if (rules.needAckDue(tick)) {
+            if (rules.probeDue(tick, last, due.size(), firstAfter, true)) {
                 due.add(tick);
+                last = tick;
             }
         }
-        // 2, then +5, +10, +20, +40, +80, then every keepAliveTicks (100)
-        assertEquals(java.util.List.of(2, 7, 17, 37, 77, 157, 257, 357, 457, 557, 657, 757, 857, 957), due);
+        return due;
     }
 }

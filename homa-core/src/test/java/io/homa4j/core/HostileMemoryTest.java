@@ -1,0 +1,129 @@
+package io.homa4j.core;
+
+import io.homa4j.core.incoming.IncomingMessage;
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.wire.PacketEncoder;
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledHeapByteBuf;
+import io.netty.util.internal.PlatformDependent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 16, items 4 and 6: memory. The default buffer cap follows the JVM's direct-memory limit; an allocation
+ * failure is a counted drop that leaves the RPC whole; a first packet reserves what it carries, not what it claims.
+ */
+class HostileMemoryTest {
+    private static final long MS = 1_000_000;
+    private static final int SEGMENT = 1392;
+    private final TestNet net = new TestNet();
+    private final TestNet.Node server = net.node("server", HomaConfig.defaults());
+
+    @AfterEach
+    void close() {
+        net.close();
+    }
+
+    /** Allocates on the heap, and throws OutOfMemoryError (as Netty does at its direct-memory limit) above a size. */
+    static final class FailingAllocator extends AbstractByteBufAllocator {
+        int failAbove = Integer.MAX_VALUE;
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            if (initialCapacity > failAbove) {
+                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes of direct buffer memory");
+            }
+            return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            return newHeapBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
+        }
+    }
+
+    /** A request DATA packet from a forger: {@code segment} bytes at {@code offset} of a {@code length} message. */
+    static ByteBuf forgedRequestData(ByteBufAllocator alloc, long clientId, int length, int offset, int segment) {
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[offset + segment]);
+        try {
+            return new PacketEncoder(alloc).data(clientId, length, offset, length, 0, 0, 0, payload, segment);
+        } finally {
+            payload.release();
+        }
+    }
+
+    @Test
+    void theDefaultBufferCapIsHalfTheJvmsDirectMemoryLimit() {
+        assertEquals(128L << 20, HomaConfig.defaultMaxBufferedBytesTotal(256L << 20), "-Xmx256m: 128 MiB, not 1 GiB");
+        assertEquals(1L << 30, HomaConfig.defaultMaxBufferedBytesTotal(16L << 30));
+        assertEquals(HomaConfig.defaultMaxBufferedBytesTotal(PlatformDependent.maxDirectMemory()),
+                HomaConfig.defaults().maxBufferedBytesTotal());
+        assertTrue(HomaConfig.defaults().maxBufferedBytesTotal() <= PlatformDependent.maxDirectMemory() / 2);
+    }
+
+    @Test
+    void anAllocationFailureIsACountedDropThatLeavesTheRpcWhole() {
+        FailingAllocator alloc = new FailingAllocator();
+        alloc.failAbove = 1_500; // the packets themselves fit; a message buffer of two segments does not
+        InetSocketAddress forger = new InetSocketAddress("198.18.9.9", 5000);
+        net.inject(forger, server, forgedRequestData(alloc, 2, 2 * SEGMENT, 0, SEGMENT));
+        net.inject(forger, server, forgedRequestData(alloc, 2, 2 * SEGMENT, SEGMENT, SEGMENT));
+        net.runFor(MS / 2);
+
+        assertEquals(1, server.engine.metrics().drops(DropReason.ALLOCATION_FAILED));
+        assertEquals(1, server.engine.serverRpcCount(), "the RPC stays, with its first segment");
+        assertEquals(SEGMENT, server.engine.bufferedBytes(), "only what was allocated is reserved");
+        assertEquals(0, server.requestsHandled);
+
+        // The retransmission finds memory again and completes the request.
+        net.inject(forger, server, forgedRequestData(ByteBufAllocator.DEFAULT, 2, 2 * SEGMENT, SEGMENT, SEGMENT));
+        net.runFor(MS / 2);
+        assertEquals(1, server.requestsHandled);
+        assertEquals(0, server.engine.metrics().drops(DropReason.INTERNAL_ERROR));
+    }
+
+    @Test
+    void forgedHugeFirstPacketsPinAboutWhatTheyCarryNotWhatTheyClaim() {
+        int claimed = 16 << 20;
+        for (int port = 0; port < 8; port++) {
+            InetSocketAddress forger = new InetSocketAddress("198.18.9.9", 6000 + port);
+            net.inject(forger, server, forgedRequestData(ByteBufAllocator.DEFAULT, 2, claimed, 0, SEGMENT));
+        }
+        // and one landing near the end of its claimed message, with nothing before it
+        net.inject(new InetSocketAddress("198.18.9.9", 7000), server,
+                forgedRequestData(ByteBufAllocator.DEFAULT, 2, claimed, claimed - SEGMENT, SEGMENT));
+        net.runFor(MS / 2);
+
+        assertEquals(8, server.engine.serverRpcCount());
+        long sent = 9L * SEGMENT;
+        assertTrue(server.engine.bufferedBytes() <= IncomingMessage.MAX_RESERVED_PER_RECEIVED * sent,
+                () -> server.engine.bufferedBytes() + " bytes reserved for " + sent + " bytes of payload sent");
+        assertEquals(1, server.engine.metrics().drops(DropReason.AHEAD_OF_DATA));
+        net.runUntilIdle(3_000 * MS);
+        assertEquals(0, server.engine.serverRpcCount(), "the forged RPCs expired");
+        assertEquals(0, server.engine.bufferedBytes());
+    }
+
+    @Test
+    void aGrowingBufferStillDeliversLargeMessagesByteExact() {
+        TestNet.Node client = net.node("client", HomaConfig.defaults());
+        long id = client.call(server, 5_000_000, 13);
+        net.runUntil(() -> client.done(id), 2_000 * MS);
+        assertEquals(5_000_000, client.responses.get(id)[0]);
+        assertEquals(RoundTripTest.expectedChecksum(5_000_000, 13), client.responses.get(id)[1]);
+        assertTrue(server.engine.metrics().bufferedBytesHighWater() <= 5_000_000);
+    }
+}
