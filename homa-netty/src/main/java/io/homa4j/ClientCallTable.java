@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
 /**
  * The client half of an endpoint: the calls in flight by engine RPC id, their start in the engine, and their end
@@ -28,12 +29,34 @@ final class ClientCallTable {
 
     private final EngineHost host;
     private final Observers observers;
+    private final CallWindow window;
+    private final Executor callbackExecutor;
     /** Calls by engine RPC id; event loop only. */
     private final Map<Long, PendingCall<?>> calls = new HashMap<>();
 
-    ClientCallTable(EngineHost host, Observers observers) {
+    /**
+     * @param maxCallsInFlight the window: calls outstanding at once
+     * @param callbackExecutor where futures complete, or null for the event loop
+     */
+    ClientCallTable(EngineHost host, Observers observers, int maxCallsInFlight, Executor callbackExecutor) {
         this.host = host;
         this.observers = observers;
+        this.window = new CallWindow(maxCallsInFlight);
+        this.callbackExecutor = callbackExecutor;
+    }
+
+    CallWindow window() {
+        return window;
+    }
+
+    /** Where futures complete and ready callbacks run, or null for the event loop. */
+    Executor callbackExecutor() {
+        return callbackExecutor;
+    }
+
+    /** True when no call is in the engine; event loop only. */
+    boolean isEmpty() {
+        return calls.isEmpty();
     }
 
     boolean inEventLoop() {
@@ -42,11 +65,18 @@ final class ClientCallTable {
 
     /** Starts {@code call} in the engine; takes ownership of {@code request}. Fails the call when it cannot. */
     void start(PendingCall<?> call, ByteBuf request, long deadlineNanos) {
-        if (host.isClosed()) {
+        if (host.isShuttingDown()) {
             request.release();
             failUnstarted(call, closedError());
             return;
         }
+        if (!window.tryAcquire()) {
+            request.release();
+            failUnstarted(call, new HomaException(ErrorCode.RESOURCE_EXHAUSTED, "the in-flight window of "
+                    + window.capacity() + " calls is full (see HomaEndpoint.awaitReady / onReady)", true));
+            return;
+        }
+        call.holdPlace();
         int maxMessageBytes = host.config().maxMessageBytes();
         if (request.readableBytes() > maxMessageBytes) {
             int length = request.readableBytes();
@@ -145,6 +175,7 @@ final class ClientCallTable {
     }
 
     private HomaException closedError() {
-        return new HomaException(ErrorCode.CANCELLED, "endpoint " + host.localAddress() + " is closed", true);
+        return new HomaException(ErrorCode.CANCELLED, "endpoint " + host.localAddress()
+                + (host.isClosed() ? " is closed" : " is shutting down"), true);
     }
 }

@@ -48,6 +48,7 @@ final class EngineHost {
     private final DatagramSink sink;
     private final InetSocketAddress localAddress;
 
+    private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<Void> closeDone = new CompletableFuture<>();
     /** The engine's metrics as last published by the loop; the final ones once the engine closed. */
@@ -146,8 +147,19 @@ final class EngineHost {
         }
     }
 
+    /** Marks the endpoint as shutting down (no new calls or requests); true for the one caller that did it. */
+    boolean markShuttingDown() {
+        return shuttingDown.compareAndSet(false, true);
+    }
+
+    /** True once a shutdown or close began: new calls fail and new requests are refused. */
+    boolean isShuttingDown() {
+        return shuttingDown.get() || closed.get();
+    }
+
     /** Marks the endpoint closed; true for the one caller that did it. */
     boolean markClosed() {
+        shuttingDown.set(true);
         return closed.compareAndSet(false, true);
     }
 
@@ -207,6 +219,28 @@ final class EngineHost {
             LOG.warn("closing the sockets of {} failed", localAddress, e);
         }
         closeDone.complete(null);
+    }
+
+    /** True once the close on the loop finished: sockets closed, every buffer released. */
+    boolean isTerminated() {
+        return closeDone.isDone();
+    }
+
+    /** Waits at most {@code nanos} for {@link #isTerminated}; returns it. */
+    boolean awaitTerminated(long nanos) throws InterruptedException {
+        try {
+            closeDone.get(nanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException notYet) {
+            return false;
+        } catch (ExecutionException impossible) {
+            return true; // closeDone is only ever completed normally
+        }
+    }
+
+    /** Runs {@code task} on the loop every {@code periodNanos}, first after one period. Event loop only. */
+    ScheduledFuture<?> every(long periodNanos, Runnable task) {
+        return loop.scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }
 
     /**

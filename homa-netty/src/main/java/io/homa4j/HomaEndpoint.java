@@ -8,9 +8,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A Homa endpoint: one UDP port that is both client ({@link #call}) and server ({@link #serve}), like a Homa
@@ -37,6 +39,8 @@ import java.util.concurrent.Executor;
  * class checks arguments and delegates.
  */
 public final class HomaEndpoint implements AutoCloseable {
+    private static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+
     private final EngineHost host;
     private final ClientCallTable calls;
     private final ServerDispatcher server;
@@ -167,6 +171,90 @@ public final class HomaEndpoint implements AutoCloseable {
      */
     public void serve(RpcHandler handler, Executor executor) {
         server.serve(handler, Objects.requireNonNull(executor, "executor"));
+    }
+
+    /** Same as {@code shutdown(Duration.ofSeconds(30))}. */
+    public void shutdown() {
+        shutdown(DEFAULT_GRACE);
+    }
+
+    /**
+     * Begins a graceful shutdown and returns at once: new calls fail at once with {@code CANCELLED}
+     * (retry-safe), new requests are refused (the caller gets {@code HANDLER_ERROR} "shutting down"; the handler
+     * never ran), and what is in flight may finish: outstanding calls, requests the handler holds, responses on their
+     * way. When all of it has finished, or {@code grace} is over, the endpoint closes as with {@link #close()}
+     * (what is still outstanding then fails with {@code CANCELLED}). Only the first call has an effect; a
+     * {@link #close()} during the grace period stops at once.
+     *
+     * @param grace how long in-flight work may take
+     */
+    public void shutdown(Duration grace) {
+        Objects.requireNonNull(grace, "grace");
+        long graceNanos = grace.isNegative() ? 0 : saturatedNanos(grace);
+        if (!host.markShuttingDown()) {
+            return;
+        }
+        long graceEnd = System.nanoTime() + graceNanos;
+        host.onLoop(() -> new GracefulShutdown(host, calls, server, this::close, graceEnd).start(), this::close);
+    }
+
+    /**
+     * Waits until the endpoint has terminated (after {@link #shutdown} drained or {@link #close} finished), at
+     * most {@code timeout}.
+     *
+     * @return true when terminated, false when the time ran out first
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return host.awaitTerminated(unit.toNanos(timeout));
+    }
+
+    /** True once {@link #shutdown} or {@link #close} was called. */
+    public boolean isShutdown() {
+        return host.isShuttingDown();
+    }
+
+    /** True once the endpoint has closed: sockets closed, every buffer released. */
+    public boolean isTerminated() {
+        return host.isTerminated();
+    }
+
+    /**
+     * True when the in-flight window ({@link HomaEndpointBuilder#maxCallsInFlight}) has room for another call;
+     * a call made when it has none fails at once with {@code RESOURCE_EXHAUSTED}.
+     */
+    public boolean isReady() {
+        return calls.window().isReady();
+    }
+
+    /**
+     * Waits until the in-flight window has room, at most {@code timeout}. The room is not reserved: with several
+     * threads calling, a call may still find the window full.
+     *
+     * @return true when there is room, false when the time ran out first
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        return calls.window().awaitReady(saturatedNanos(timeout), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Runs {@code task} once as soon as the in-flight window has room (at once when it has now): on the callback
+     * executor when one was configured, otherwise on the thread that ended a call (usually the event loop), so
+     * it must not block.
+     */
+    public void onReady(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        Executor executor = calls.callbackExecutor();
+        calls.window().onReady(task, executor != null ? executor : Runnable::run);
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE / 2;
+        }
     }
 
     /**

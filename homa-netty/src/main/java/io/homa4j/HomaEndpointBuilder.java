@@ -18,6 +18,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,6 +41,9 @@ public final class HomaEndpointBuilder {
     private boolean gso = true;
     private ProtocolEngine.Factory engineFactory = HomaEngineAdapter.FACTORY;
     private long metricsIntervalNanos = TimeUnit.MILLISECONDS.toNanos(100);
+    private int maxCallsInFlight; // 0: the config's maxOutstandingRpcs
+    private int maxPendingRequests = Integer.MAX_VALUE;
+    private Executor callbackExecutor;
 
     HomaEndpointBuilder() {
     }
@@ -123,6 +127,51 @@ public final class HomaEndpointBuilder {
     }
 
     /**
+     * The client's in-flight window: how many calls may be outstanding at once. A call made when the window is
+     * full fails at once with {@code RESOURCE_EXHAUSTED} (retry-safe); {@link HomaEndpoint#awaitReady} and
+     * {@link HomaEndpoint#onReady} wait for room. Default: the config's {@code maxOutstandingRpcs} (10,000).
+     *
+     * @param calls the window, at least 1
+     * @return this builder
+     */
+    public HomaEndpointBuilder maxCallsInFlight(int calls) {
+        if (calls < 1) {
+            throw new IllegalArgumentException("maxCallsInFlight must be at least 1: " + calls);
+        }
+        this.maxCallsInFlight = calls;
+        return this;
+    }
+
+    /**
+     * The server's overload limit: how many requests the handler may hold unanswered (running, queued on its
+     * executor, or waiting for an asynchronous reply). Requests beyond it are refused at once, without running
+     * the handler. Default: no limit.
+     *
+     * @param requests the limit, at least 1
+     * @return this builder
+     */
+    public HomaEndpointBuilder maxPendingRequests(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException("maxPendingRequests must be at least 1: " + requests);
+        }
+        this.maxPendingRequests = requests;
+        return this;
+    }
+
+    /**
+     * Where call futures complete (and so where their non-async callbacks run), and where
+     * {@link HomaEndpoint#onReady} tasks run, instead of the event loop. A response whose future was cancelled
+     * before the executor ran its completion is released. Default: the event loop.
+     *
+     * @param executor the application's executor
+     * @return this builder
+     */
+    public HomaEndpointBuilder callbackExecutor(Executor executor) {
+        this.callbackExecutor = Objects.requireNonNull(executor, "executor");
+        return this;
+    }
+
+    /**
      * How often the event loop publishes the engine's metrics for {@link HomaEndpoint#metrics()}, which never
      * waits for the loop and so returns a snapshot up to this old; default 100 ms.
      *
@@ -183,8 +232,9 @@ public final class HomaEndpointBuilder {
         EngineHost host = new EngineHost(effective, kind, own, loop, bindAddress, port, socketBufferBytes,
                 packetFilter, gso);
         Observers observers = new Observers(observer);
-        ClientCallTable calls = new ClientCallTable(host, observers);
-        ServerDispatcher server = new ServerDispatcher(host, observers);
+        ClientCallTable calls = new ClientCallTable(host, observers,
+                maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor);
+        ServerDispatcher server = new ServerDispatcher(host, observers, maxPendingRequests);
         host.startEngine(engineFactory, metricsIntervalNanos, new RpcListener() {
             @Override
             public void onRequest(long serverHandle, InetSocketAddress client, ByteBuf request) {

@@ -6,13 +6,20 @@ import io.netty.buffer.ByteBufUtil;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * The future of one client call. Completing it from outside (cancel, complete, completeExceptionally, orTimeout)
  * aborts the RPC in the engine, so abandoned calls never hold state; blocking on it from the endpoint's own
- * event loop throws instead of deadlocking.
+ * event loop throws instead of deadlocking. The call holds a place in the endpoint's {@link CallWindow} from its
+ * creation until the future completes, however it completes.
+ *
+ * <p>The endpoint completes it on the event loop, or hands the completion to the endpoint's callback executor
+ * when one was configured, so that the application's callbacks run there.
  *
  * @param <T> the response type: the ByteBuf itself, or a byte[] copy of it
  */
@@ -25,6 +32,8 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
     final long startNanos;
     /** The engine's RPC id; written and read on the event loop only. */
     long rpcId = NO_ID;
+    /** Whether the call took a place in the window (it did unless the window was full); set before it escapes. */
+    private volatile boolean holdsPlace;
 
     PendingCall(ClientCallTable table, InetSocketAddress server, int requestBytes, long startNanos) {
         this.table = table;
@@ -33,21 +42,63 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
         this.startNanos = startNanos;
     }
 
-    /** Completes with {@code response} (taking ownership); false (response released) when already done. */
+    /**
+     * Completes with {@code response}, taking ownership. False (response released) when the future was already
+     * done; true when it completed, or when the completion was handed to the callback executor (a response that
+     * then finds the future done is released there).
+     */
     abstract boolean deliver(ByteBuf response);
 
-    /** Completes exceptionally on the engine's behalf; false when already done. */
+    /** Completes exceptionally on the engine's behalf; false when already done (see {@link #deliver}). */
     final boolean fail(Throwable cause) {
-        return super.completeExceptionally(cause);
+        return completeOnBehalf(() -> ended(super.completeExceptionally(cause)));
     }
 
-    final boolean deliverValue(T value) {
-        return super.complete(value);
+    /** Completes with {@code value}; {@code ifDone} runs when the future turns out to be done already. */
+    final boolean deliverValue(T value, Runnable ifDone) {
+        return completeOnBehalf(() -> {
+            boolean completed = ended(super.complete(value));
+            if (!completed) {
+                ifDone.run();
+            }
+            return completed;
+        });
+    }
+
+    /**
+     * Runs {@code completion} on the callback executor, or here when there is none (or the future is done
+     * already, or the executor refuses: an application that shut its executor down still gets its futures
+     * completed). Returns what the completion returned, or true when it was handed to the executor.
+     */
+    private boolean completeOnBehalf(BooleanSupplier completion) {
+        Executor executor = table.callbackExecutor();
+        if (executor == null || isDone()) {
+            return completion.getAsBoolean();
+        }
+        try {
+            executor.execute(completion::getAsBoolean);
+        } catch (RejectedExecutionException shutDown) {
+            return completion.getAsBoolean();
+        }
+        return true;
+    }
+
+    /** Notes that the call took a place in the window, to give back when it completes. */
+    final void holdPlace() {
+        holdsPlace = true;
+    }
+
+    /** Gives the window place back when {@code completed}; returns it. */
+    private boolean ended(boolean completed) {
+        if (completed && holdsPlace) {
+            table.window().release();
+        }
+        return completed;
     }
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-        boolean cancelled = super.cancel(mayInterruptIfRunning);
+        boolean cancelled = ended(super.cancel(mayInterruptIfRunning));
         if (cancelled) {
             table.abandon(this);
         }
@@ -56,7 +107,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
 
     @Override
     public boolean complete(T value) {
-        boolean completed = super.complete(value);
+        boolean completed = ended(super.complete(value));
         if (completed) {
             table.abandon(this);
         }
@@ -65,7 +116,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
 
     @Override
     public boolean completeExceptionally(Throwable ex) {
-        boolean completed = super.completeExceptionally(ex);
+        boolean completed = ended(super.completeExceptionally(ex));
         if (completed) {
             table.abandon(this);
         }
@@ -105,11 +156,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
 
         @Override
         boolean deliver(ByteBuf response) {
-            if (deliverValue(response)) {
-                return true;
-            }
-            response.release();
-            return false;
+            return deliverValue(response, response::release);
         }
     }
 
@@ -127,7 +174,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
             } finally {
                 response.release();
             }
-            return deliverValue(bytes);
+            return deliverValue(bytes, () -> { });
         }
     }
 }

@@ -16,6 +16,8 @@ final class ServerCall implements RpcContext {
     final InetSocketAddress client;
     final int requestBytes;
     final long deliveredNanos;
+    /** Handed to the handler and counted as pending until its answer reaches the loop; event loop only. */
+    boolean dispatched;
 
     ServerCall(ServerDispatcher dispatcher, long handle, InetSocketAddress client, int requestBytes, long deliveredNanos) {
         this.dispatcher = dispatcher;

@@ -23,15 +23,25 @@ final class ServerDispatcher {
 
     private final EngineHost host;
     private final Observers observers;
+    private final int maxPendingRequests;
     private final AtomicReference<Service> service = new AtomicReference<>();
+    /** Requests handed to the handler whose answer has not reached the loop yet; event loop only. */
+    private int pending;
 
     /** @param executor where the handler runs, or null for the event loop */
     private record Service(RpcHandler handler, Executor executor) {
     }
 
-    ServerDispatcher(EngineHost host, Observers observers) {
+    /** @param maxPendingRequests requests the handler may hold unanswered before new ones are refused */
+    ServerDispatcher(EngineHost host, Observers observers, int maxPendingRequests) {
         this.host = host;
         this.observers = observers;
+        this.maxPendingRequests = maxPendingRequests;
+    }
+
+    /** Requests handed to the handler and not answered yet; event loop only. */
+    int pendingRequests() {
+        return pending;
     }
 
     /**
@@ -63,6 +73,18 @@ final class ServerDispatcher {
             ctx.failIfUnreplied("endpoint " + host.localAddress() + " does not serve requests");
             return;
         }
+        if (host.isShuttingDown()) {
+            request.release();
+            ctx.failIfUnreplied("endpoint " + host.localAddress() + " is shutting down");
+            return;
+        }
+        if (pending >= maxPendingRequests) {
+            request.release();
+            ctx.failIfUnreplied("server overloaded: " + pending + " requests wait for the handler");
+            return;
+        }
+        pending++;
+        ctx.dispatched = true;
         if (s.executor == null) {
             runHandler(s.handler, ctx, request);
             return;
@@ -93,6 +115,13 @@ final class ServerDispatcher {
         }
     }
 
+    private void answered(ServerCall ctx) {
+        if (ctx.dispatched) {
+            ctx.dispatched = false;
+            pending--;
+        }
+    }
+
     /** Sends the reply of {@code ctx}; takes ownership of {@code response} (released when the RPC is gone). */
     void sendReply(ServerCall ctx, ByteBuf response) {
         host.onLoop(() -> {
@@ -100,6 +129,7 @@ final class ServerDispatcher {
                 response.release();
                 return;
             }
+            answered(ctx);
             int length = response.readableBytes();
             if (host.engine().reply(ctx.handle, response, host.now())) {
                 observers.requestServed(ctx, length, host.now());
@@ -110,6 +140,7 @@ final class ServerDispatcher {
     /** Fails the RPC of {@code ctx} with HANDLER_ERROR and {@code message}. */
     void sendError(ServerCall ctx, String message) {
         host.onLoop(() -> {
+            answered(ctx);
             if (!host.engineStopped() && host.engine().replyError(ctx.handle, message, host.now())) {
                 observers.requestServed(ctx, -1, host.now());
             }
