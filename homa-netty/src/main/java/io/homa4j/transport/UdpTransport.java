@@ -68,10 +68,11 @@ public final class UdpTransport {
     /** Bytes of one recvmmsg slot: the largest read UDP GRO makes (a coalesced run of datagrams). */
     public static final int RECV_SLOT_BYTES = 65_536;
     /**
-     * Slots per recvmmsg call. Each read takes a pooled buffer of {@code RECV_SLOTS x RECV_SLOT_BYTES} (2 MiB);
-     * packets are slices of it until the engine has copied them, which it does before the read returns.
+     * Slots per recvmmsg call. Each socket reads into one buffer of {@code RECV_SLOTS x RECV_SLOT_BYTES} (1 MiB),
+     * used again for every read ({@link ReusedReadBuffer}): packets are slices of it until the engine has copied
+     * them, which it does before the read's burst returns.
      */
-    public static final int RECV_SLOTS = 32;
+    public static final int RECV_SLOTS = 16;
     /**
      * Datagrams read from one socket per event-loop turn before other work runs. Netty's default (16) lets a
      * burst of timer work (RESEND, NEED_ACK to thousands of RPCs) starve the sockets until they overflow; with
@@ -187,9 +188,11 @@ public final class UdpTransport {
             try {
                 for (int i = 0; i < socketCount; i++) {
                     int level = reusePort ? i : levels - 1;
+                    ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES * RECV_SLOTS);
                     Bootstrap bootstrap = bootstrap(kind, loop, address, config, socketBufferBytes, reusePort, level,
-                            inbound);
+                            inbound, readBuffer);
                     sockets[i] = bootstrap.bind(address, target).syncUninterruptibly().channel();
+                    sockets[i].closeFuture().addListener(closed -> readBuffer.releaseHeld());
                 }
                 break;
             } catch (Exception e) { // syncUninterruptibly rethrows the bind's IOException unchecked
@@ -215,7 +218,8 @@ public final class UdpTransport {
     }
 
     private static Bootstrap bootstrap(Kind kind, EventLoop loop, InetAddress address, HomaConfig config,
-                                       int socketBufferBytes, boolean reusePort, int level, ChannelHandler inbound) {
+                                       int socketBufferBytes, boolean reusePort, int level, ChannelHandler inbound,
+                                       ReusedReadBuffer readBuffer) {
         SocketProtocolFamily family = address instanceof Inet6Address
                 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         // One byte more than the largest valid packet, so a longer (truncated) datagram is recognisable.
@@ -239,9 +243,7 @@ public final class UdpTransport {
                     // malloc'd, zeroed and freed one per read (seen in netlab profiles as Unsafe.setMemory/
                     // freeMemory). The pooled allocator, which the engine already uses, serves it from its arena.
                     .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR,
-                            new FixedRecvByteBufAllocator(RECV_SLOT_BYTES * RECV_SLOTS)
-                                    .maxMessagesPerRead(MAX_READS_PER_WAKE));
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, readBuffer.maxMessagesPerRead(MAX_READS_PER_WAKE));
         } else {
             ChannelFactory<Channel> factory = () -> new NioDatagramChannel(family);
             b.channelFactory(factory)
