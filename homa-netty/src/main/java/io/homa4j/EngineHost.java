@@ -14,11 +14,13 @@ import io.homa4j.transport.TransportStats;
 import io.homa4j.transport.UdpTransport;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.internal.PlatformDependent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -50,6 +52,10 @@ final class EngineHost {
 
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Tasks from application threads, drained by the loop in one pass ({@link #onLoop}). */
+    private final Queue<LoopTask> fromOtherThreads = PlatformDependent.newMpscQueue();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainFromOtherThreads = this::drainFromOtherThreads;
     private final CompletableFuture<Void> closeDone = new CompletableFuture<>();
     /** The engine's metrics as last published by the loop; the final ones once the engine closed. */
     private volatile MetricsSnapshot published;
@@ -134,16 +140,25 @@ final class EngineHost {
         return driver.now();
     }
 
-    /** Runs {@code task} on the loop (now, when already there); runs {@code ifRejected} when the loop is gone. */
+    /**
+     * Runs {@code task} on the loop (now, when already there); runs {@code ifRejected} when the loop is gone.
+     *
+     * <p>From other threads, tasks (calls, replies, cancellations) go into one queue that the loop drains once per
+     * turn: a burst of calls from application threads costs one loop task and at most one wake-up, not one each,
+     * and the engine then sends what they started in one transmit pass per turn.
+     */
     void onLoop(Runnable task, Runnable ifRejected) {
         if (loop.inEventLoop()) {
             task.run();
             return;
         }
-        try {
-            loop.execute(task);
-        } catch (RejectedExecutionException loopGone) {
-            ifRejected.run();
+        fromOtherThreads.offer(new LoopTask(task, ifRejected));
+        if (!drainScheduled.get() && drainScheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(drainFromOtherThreads);
+            } catch (RejectedExecutionException loopGone) {
+                rejectQueued();
+            }
         }
     }
 
@@ -155,6 +170,28 @@ final class EngineHost {
     /** True once a shutdown or close began: new calls fail and new requests are refused. */
     boolean isShuttingDown() {
         return shuttingDown.get() || closed.get();
+    }
+
+    private void drainFromOtherThreads() {
+        // Cleared before draining: a task offered from now on either is drained below or schedules a new drain.
+        drainScheduled.set(false);
+        for (LoopTask t; (t = fromOtherThreads.poll()) != null; ) {
+            try {
+                t.task.run();
+            } catch (RuntimeException e) {
+                LOG.error("task handed to the event loop of {} threw", localAddress, e);
+            }
+        }
+    }
+
+    private void rejectQueued() {
+        drainScheduled.set(false); // a task offered after the poll below schedules (and is rejected) on its own
+        for (LoopTask t; (t = fromOtherThreads.poll()) != null; ) {
+            t.ifRejected.run();
+        }
+    }
+
+    private record LoopTask(Runnable task, Runnable ifRejected) {
     }
 
     /** Marks the endpoint closed; true for the one caller that did it. */

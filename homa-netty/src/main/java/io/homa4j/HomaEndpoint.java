@@ -6,6 +6,9 @@ import io.homa4j.transport.TransportStats;
 import io.homa4j.transport.UdpTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -55,6 +58,23 @@ public final class HomaEndpoint implements AutoCloseable {
     public static HomaEndpointBuilder builder() {
         NettyRequirement.checkOnce();
         return new HomaEndpointBuilder();
+    }
+
+    /**
+     * An event loop group of {@code threads} busy-polling loops (see {@link HomaEndpointBuilder#busyPoll}) for
+     * endpoints to share with {@link HomaEndpointBuilder#eventLoopGroup}: epoll where available, NIO elsewhere.
+     * Each thread spins at 100% of a core until the group is shut down, which is the caller's job.
+     *
+     * @param threads loops in the group, at least 1
+     * @return the new group
+     */
+    public static EventLoopGroup newBusyPollingGroup(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1: " + threads);
+        }
+        UdpTransport.Kind kind = UdpTransport.resolve(TransportType.AUTO);
+        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("homa4j-busy-poll", true),
+                UdpTransport.ioHandlerFactory(kind, true));
     }
 
     /** The address and port every socket of this endpoint is bound to. */
