@@ -7,6 +7,7 @@ import io.homa4j.transport.DatagramSink;
 import io.homa4j.transport.EngineDriver;
 import io.homa4j.transport.HomaEngineAdapter;
 import io.homa4j.transport.HomaInboundHandler;
+import io.homa4j.transport.KernelSocketDrops;
 import io.homa4j.transport.PacketFilter;
 import io.homa4j.transport.ProtocolEngine;
 import io.homa4j.transport.TransportCounters;
@@ -118,7 +119,7 @@ final class EngineHost {
     }
 
     TransportStats transportStats() {
-        return counters.snapshot();
+        return counters.snapshot(KernelSocketDrops.forPort(localAddress.getPort()));
     }
 
     boolean inEventLoop() {

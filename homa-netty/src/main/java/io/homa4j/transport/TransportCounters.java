@@ -21,10 +21,15 @@ public final class TransportCounters {
     volatile long socketErrors;
     volatile long engineWakes;
 
-    /** An immutable copy of the totals so far. */
+    /** An immutable copy of the totals so far, without the kernel's drop count (-1). */
     public TransportStats snapshot() {
+        return snapshot(-1);
+    }
+
+    /** An immutable copy of the totals so far, with the kernel's drops of the endpoint's sockets. */
+    public TransportStats snapshot(long socketDrops) {
         return new TransportStats(datagramsSent, bytesSent, gsoSends, gsoSegments, gsoFallbacks,
                 datagramsReceived, bytesReceived, coalescedReceived, packetsReceived, receiveBursts, oversizedDropped, filteredOutbound, filteredInbound, socketErrors,
-                engineWakes);
+                engineWakes, socketDrops);
     }
 }

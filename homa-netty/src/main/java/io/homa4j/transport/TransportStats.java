@@ -20,12 +20,14 @@ package io.homa4j.transport;
  * @param filteredInbound   datagrams a {@link PacketFilter} dropped on the way in
  * @param socketErrors      socket errors reported by Netty (failed plain sends, failed reads)
  * @param engineWakes       times the event loop woke the engine for its timers or pacer ({@code poll})
+ * @param socketDrops       datagrams the kernel dropped because the receive buffer of one of the endpoint's
+ *                          sockets was full ({@link KernelSocketDrops}); -1 where the kernel does not say
  */
 public record TransportStats(long datagramsSent, long bytesSent, long gsoSends, long gsoSegments, long gsoFallbacks,
                              long datagramsReceived, long bytesReceived, long coalescedReceived,
                              long packetsReceived, long receiveBursts, long oversizedDropped,
                              long filteredOutbound, long filteredInbound, long socketErrors,
-                             long engineWakes) {
+                             long engineWakes, long socketDrops) {
 
     /** Datagrams per GSO send, or 0 before the first one. */
     public double segmentsPerGsoSend() {

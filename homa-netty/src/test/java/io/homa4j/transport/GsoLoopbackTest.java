@@ -65,7 +65,7 @@ class GsoLoopbackTest {
                         }
                     }
                 }
-                TransportStats stats = loop.submit(counters::snapshot).get(5, TimeUnit.SECONDS);
+                TransportStats stats = loop.submit(() -> counters.snapshot()).get(5, TimeUnit.SECONDS);
                 assertEquals(1, stats.gsoSends(), stats.toString());
                 assertEquals(0, stats.gsoFallbacks(), stats.toString());
                 assertEquals(count, stats.datagramsSent());
