@@ -7,7 +7,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -50,11 +49,6 @@ class CrashRestartTest {
     private final CountDownLatch allEnded = new CountDownLatch(CALLS);
     private final CountDownLatch thirdEnded = new CountDownLatch(CALLS / 3);
     private final CountDownLatch twoThirdsEnded = new CountDownLatch(2 * CALLS / 3);
-
-    @BeforeEach
-    void needEngine() {
-        EngineAvailability.assumeEngineWorks();
-    }
 
     @AfterEach
     void closeAll() {

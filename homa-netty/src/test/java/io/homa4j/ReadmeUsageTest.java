@@ -68,7 +68,6 @@ class ReadmeUsageTest {
             assertTrue(ok, "README usage example does not compile:\n" + errors);
         }
 
-        EngineAvailability.assumeEngineWorks();
         try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
             Method main = loader.loadClass(name.group(1)).getMethod("main", String[].class);
             PrintStream original = System.out;

@@ -12,10 +12,16 @@ import io.homa4j.core.priority.ScheduledPriorities;
 import io.homa4j.core.priority.UnscheduledCutoffs;
 import io.homa4j.core.rpc.ClientCalls;
 import io.homa4j.core.rpc.ClientRpc;
-import io.homa4j.core.rpc.EngineContext;
+import io.homa4j.core.rpc.ControlSender;
+import io.homa4j.core.rpc.EngineClock;
+import io.homa4j.core.rpc.Outbound;
+import io.homa4j.core.rpc.PacketVerdict;
+import io.homa4j.core.rpc.Receiver;
 import io.homa4j.core.rpc.RpcIds;
 import io.homa4j.core.rpc.ServerCalls;
 import io.homa4j.core.rpc.ServerRpc;
+import io.homa4j.core.timer.SilenceRules;
+import io.homa4j.core.timer.TickClock;
 import io.homa4j.core.wire.AckHeader;
 import io.homa4j.core.wire.CommonHeader;
 import io.homa4j.core.wire.CutoffsHeader;
@@ -61,7 +67,12 @@ public final class HomaEngine {
     private final Metrics metrics = new Metrics();
     private final Transmitter transmitter;
     private final GrantScheduler grants;
-    private final EngineContext ctx;
+    private final EngineClock clock;
+    private final PacketVerdict verdict;
+    private final PeerTable peers;
+    private final TickClock tickClock;
+    private final Receiver receiver;
+    private final Outbound outbound;
     private final ClientCalls clients;
     private final ServerCalls servers;
     /**
@@ -109,10 +120,18 @@ public final class HomaEngine {
                 config.fifoGrantFraction(), maxPayload, fifoIncrement,
                 new ScheduledPriorities(Math.min(ownCutoffs.highestScheduledLevel(), config.priorityLevels() - 1)),
                 metrics, config.srpt());
-        this.ctx = new EngineContext(config, listener, allocator, metrics, encoder, transmitter, grants, peers,
-                ownCutoffs, nowNanos);
-        this.clients = new ClientCalls(ctx, nowNanos);
-        this.servers = new ServerCalls(ctx);
+        this.clock = new EngineClock(nowNanos);
+        this.verdict = new PacketVerdict(metrics);
+        this.peers = peers;
+        this.tickClock = new TickClock(config.tickNanos());
+        SilenceRules silence = new SilenceRules(config);
+        ControlSender control = new ControlSender(config, transmitter, encoder, clock, ownCutoffs);
+        this.receiver = new Receiver(config, metrics, verdict, grants, clock, control);
+        this.outbound = new Outbound(config, transmitter, clock);
+        this.clients = new ClientCalls(config, listener, allocator, metrics, clock, verdict, peers, receiver, outbound,
+                control, tickClock, silence);
+        this.servers = new ServerCalls(config, listener, allocator, metrics, clock, verdict, peers, receiver, outbound,
+                control, tickClock, silence);
     }
 
     // ------------------------------------------------------------------------------------------------ API
@@ -136,7 +155,7 @@ public final class HomaEngine {
             releaseUnlessReleased(request);
             throw new NullPointerException("server");
         }
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         if (closed) {
             releaseUnlessReleased(request);
             throw new RpcRejectedException(ErrorCode.CANCELLED, "engine closed");
@@ -159,7 +178,7 @@ public final class HomaEngine {
      * frees the RPC and its handler learns nobody waits). Unknown ids are ignored.
      */
     public void abort(long rpcId, long nowNanos) {
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         clients.abort(rpcId);
         transmitter.flush();
     }
@@ -177,7 +196,7 @@ public final class HomaEngine {
      */
     public boolean reply(long serverHandle, ByteBuf response, long nowNanos) {
         Objects.requireNonNull(response, "response");
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         if (closed) {
             releaseUnlessReleased(response);
             metrics.deadHandleReply();
@@ -191,7 +210,7 @@ public final class HomaEngine {
 
     /** Fails a server RPC: the client gets HANDLER_ERROR with {@code message}. Same liveness rule as reply. */
     public boolean replyError(long serverHandle, String message, long nowNanos) {
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         if (closed) {
             metrics.deadHandleReply();
             return false;
@@ -209,7 +228,7 @@ public final class HomaEngine {
      * method never throws because of packet contents. The engine releases {@code packet}.
      */
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         receive(from, packet, nowNanos);
         afterReceiving(nowNanos);
     }
@@ -226,7 +245,7 @@ public final class HomaEngine {
      * @param senders the sender of each packet, index for index
      */
     public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         for (int i = 0; i < count; i++) {
             ByteBuf packet = packets[i];
             packets[i] = null;
@@ -237,11 +256,11 @@ public final class HomaEngine {
 
     /** Judges and dispatches one packet; releases it. Grants and transmission are left to the caller. */
     private void receive(InetSocketAddress from, ByteBuf packet, long nowNanos) {
-        ctx.beginPacket();
+        verdict.beginPacket();
         try {
             if (closed) {
                 metrics.rawBytesIn(packet.readableBytes());
-                ctx.drop(DropReason.CLOSED);
+                verdict.drop(DropReason.CLOSED);
                 return;
             }
             int length = packet.readableBytes();
@@ -249,30 +268,31 @@ public final class HomaEngine {
             DropReason invalid = PacketDecoder.check(headerCopy, 0, length);
             if (invalid != null) {
                 metrics.rawBytesIn(length);
-                ctx.drop(invalid);
+                verdict.drop(invalid);
                 return;
             }
             PacketType type = common.wrap(headerCopy, 0).type();
             metrics.packetIn(type, length);
-            Peer sender = ctx.peers.get(from);
+            // The one peer lookup of the packet: everything below gets the sender's entry (null: unknown yet).
+            Peer sender = peers.get(from);
             if (sender != null) {
                 sender.heard(nowNanos); // liveness for the client abort rule (SilenceRules.clientAbortDue)
             }
-            dispatch(from, type, packet);
+            dispatch(from, sender, type, packet);
         } catch (RuntimeException e) {
             // A bug, never packet contents: keep the endpoint alive, count it so tests catch it.
             log.error("internal error handling a packet from {}", from, e);
-            ctx.drop(DropReason.INTERNAL_ERROR);
+            verdict.drop(DropReason.INTERNAL_ERROR);
         } catch (OutOfMemoryError e) {
             // Direct memory ran out outside the places that expect it (IncomingMessage's buffers count their own
             // failures): the packet is lost, which the protocol repairs; the endpoint stays up.
             if (metrics.dropCount(DropReason.ALLOCATION_FAILED) == 0) {
                 log.warn("out of memory handling a packet from {} (counted as ALLOCATION_FAILED drops)", from, e);
             }
-            ctx.drop(DropReason.ALLOCATION_FAILED);
+            verdict.drop(DropReason.ALLOCATION_FAILED);
         } finally {
             packet.release();
-            if (!ctx.packetDropped()) {
+            if (!verdict.dropped()) {
                 packetsHandled++;
             }
         }
@@ -282,7 +302,7 @@ public final class HomaEngine {
     private void afterReceiving(long nowNanos) {
         try {
             if (!closed) {
-                ctx.scheduleGrants();
+                receiver.scheduleGrants();
                 transmit(nowNanos);
             }
         } catch (RuntimeException e) {
@@ -294,7 +314,7 @@ public final class HomaEngine {
     }
 
     /** Hands a valid packet to the side it is for: the low bit of its id tells who sent it. */
-    private void dispatch(InetSocketAddress from, PacketType type, ByteBuf packet) {
+    private void dispatch(InetSocketAddress from, Peer sender, PacketType type, ByteBuf packet) {
         long wireId = common.rpcId();
         boolean fromClient = RpcIds.fromClient(wireId);
         switch (type) {
@@ -302,7 +322,7 @@ public final class HomaEngine {
                 data.wrap(headerCopy, 0);
                 int payloadIndex = packet.readerIndex() + DataHeader.LENGTH;
                 if (fromClient) {
-                    servers.onRequestData(from, wireId, data, packet, payloadIndex);
+                    servers.onRequestData(from, sender, wireId, data, packet, payloadIndex);
                 } else {
                     clients.onResponseData(from, RpcIds.localId(wireId), data, packet, payloadIndex);
                 }
@@ -343,14 +363,14 @@ public final class HomaEngine {
                 break;
             case NEED_ACK:
                 if (fromClient) {
-                    ctx.drop(DropReason.MALFORMED); // only servers ask for acks
+                    verdict.drop(DropReason.MALFORMED); // only servers ask for acks
                 } else {
-                    clients.onNeedAck(from, wireId);
+                    clients.onNeedAck(from, sender, wireId);
                 }
                 break;
             case ACK:
                 if (!fromClient) {
-                    ctx.drop(DropReason.MALFORMED); // only clients acknowledge
+                    verdict.drop(DropReason.MALFORMED); // only clients acknowledge
                     break;
                 }
                 ackHeader.wrap(packet, packet.readerIndex()); // the ids lie beyond the fixed header
@@ -359,17 +379,16 @@ public final class HomaEngine {
                 }
                 break;
             case CUTOFFS:
-                onCutoffs(from, cutoffsHeader.wrap(headerCopy, 0));
+                onCutoffs(sender, cutoffsHeader.wrap(headerCopy, 0));
                 break;
             default:
-                ctx.drop(DropReason.UNKNOWN_TYPE);
+                verdict.drop(DropReason.UNKNOWN_TYPE);
         }
     }
 
-    private void onCutoffs(InetSocketAddress from, CutoffsHeader cutoffs) {
-        Peer peer = ctx.peers.get(from);
+    private void onCutoffs(Peer peer, CutoffsHeader cutoffs) {
         if (peer == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC); // we never talked to it: nothing to use the cutoffs for
+            verdict.drop(DropReason.UNKNOWN_RPC); // we never talked to it: nothing to use the cutoffs for
             return;
         }
         int[] byLevel = new int[CutoffsHeader.LEVELS];
@@ -387,18 +406,18 @@ public final class HomaEngine {
 
     /** Runs timers and the pacer: sends what is due, fires RESEND, NEED_ACK and timeouts. */
     public void poll(long nowNanos) {
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         if (closed) {
             return;
         }
         clients.expireDeadlines();
-        if (ctx.tickClock.due(nowNanos)) {
+        if (tickClock.due(nowNanos)) {
             clients.tick();
             servers.tick();
-            ctx.tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0);
+            tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0);
         }
         if (!closed) {
-            ctx.scheduleGrants();
+            receiver.scheduleGrants();
             transmit(nowNanos);
         }
         transmitter.flush();
@@ -431,7 +450,7 @@ public final class HomaEngine {
         if (closed) {
             return Long.MAX_VALUE;
         }
-        return Math.min(ctx.tickClock.nextTickNanos(), Math.min(clients.nextDeadlineNanos(),
+        return Math.min(tickClock.nextTickNanos(), Math.min(clients.nextDeadlineNanos(),
                 transmitter.nextWakeNanos()));
     }
 
@@ -440,7 +459,7 @@ public final class HomaEngine {
      * releases every buffer. Later calls are rejected; later packets are dropped.
      */
     public void close(long nowNanos) {
-        ctx.now(nowNanos);
+        clock.now(nowNanos);
         if (closed) {
             return;
         }
@@ -455,7 +474,7 @@ public final class HomaEngine {
 
     /** An immutable copy of the counters and current gauges. */
     public MetricsSnapshot metrics() {
-        return metrics.snapshot(clients.count(), servers.count(), ctx.bufferedBytes(), ctx.outgoingBytes());
+        return metrics.snapshot(clients.count(), servers.count(), receiver.bufferedBytes(), outbound.outgoingBytes());
     }
 
     public HomaConfig config() {
@@ -474,12 +493,12 @@ public final class HomaEngine {
 
     /** Bytes reserved for partially received messages. */
     public long bufferedBytes() {
-        return ctx.bufferedBytes();
+        return receiver.bufferedBytes();
     }
 
     /** Bytes of requests and responses held for (re)transmission. */
     public long outgoingBytes() {
-        return ctx.outgoingBytes();
+        return outbound.outgoingBytes();
     }
 
     /** Granted-but-not-received bytes over all incoming messages. */

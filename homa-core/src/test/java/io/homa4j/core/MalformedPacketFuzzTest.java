@@ -1,10 +1,14 @@
 package io.homa4j.core;
 
+import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.metrics.MetricsSnapshot;
+import io.homa4j.core.wire.AckHeader;
 import io.homa4j.core.wire.CommonHeader;
+import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketDecoder;
 import io.homa4j.core.wire.PacketEncoder;
 import io.homa4j.core.wire.PacketType;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -60,22 +64,54 @@ class MalformedPacketFuzzTest {
         run(t, 500, 4_000);
     }
 
+    /**
+     * Every prefix of random headers of each type: a packet shorter than the length its header declares is
+     * TRUNCATED, a longer one MALFORMED, and only the declared length itself may pass (or be MALFORMED for a
+     * field out of range).
+     */
     @Test
-    void decoderAloneOnAllShortPrefixesOfRandomHeaders() {
+    void decoderJudgesEveryPrefixOfRandomHeadersByTheirDeclaredLength() {
         Random r = new Random(99);
-        int cases = 0;
+        int accepted = 0;
+        int malformedAtDeclaredLength = 0;
         for (int i = 0; i < 2_000; i++) {
             byte[] bytes = new byte[64];
             r.nextBytes(bytes);
             bytes[0] = 0x48;
             bytes[1] = 0x4D;
             bytes[2] = CommonHeader.VERSION;
-            bytes[3] = (byte) PacketType.values()[r.nextInt(PacketType.values().length)].code();
+            PacketType type = PacketType.values()[r.nextInt(PacketType.values().length)];
+            bytes[3] = (byte) type.code();
+            int declared = declaredLength(type, Unpooled.wrappedBuffer(bytes));
             for (int len = 0; len <= bytes.length; len++) {
-                PacketDecoder.check(Unpooled.wrappedBuffer(bytes, 0, len));
-                cases++;
+                DropReason verdict = PacketDecoder.check(Unpooled.wrappedBuffer(bytes, 0, len));
+                String what = type + " of " + len + " bytes, declared " + declared;
+                if (len < declared) {
+                    assertEquals(DropReason.TRUNCATED, verdict, what);
+                } else if (len > declared) {
+                    assertEquals(DropReason.MALFORMED, verdict, what);
+                } else if (verdict == null) {
+                    accepted++;
+                } else {
+                    assertEquals(DropReason.MALFORMED, verdict, what);
+                    malformedAtDeclaredLength++;
+                }
             }
         }
-        assertEquals(130_000, cases);
+        assertTrue(accepted > 100, "random headers of the field-free types pass at their length: " + accepted);
+        assertTrue(malformedAtDeclaredLength > 100, "random fields are often out of range: "
+                + malformedAtDeclaredLength);
+    }
+
+    /** The packet length {@code header} declares: its type's fixed length, plus a DATA segment or ACK ids. */
+    private static int declaredLength(PacketType type, ByteBuf header) {
+        switch (type) {
+            case DATA:
+                return DataHeader.LENGTH + new DataHeader().wrap(header, 0).segmentLength();
+            case ACK:
+                return AckHeader.lengthFor(new AckHeader().wrap(header, 0).count());
+            default:
+                return type.minLength();
+        }
     }
 }

@@ -54,7 +54,12 @@ public final class GrantScheduler {
     private final GrantOrder active;
     /** The same messages oldest first; its first is asked for on every packet. */
     private final FirstCachingSet<IncomingMessage> activeByAge = new FirstCachingSet<>(Ranked.AGE);
+    /** The messages in {@link #active} (and {@link #activeByAge}), for the membership test on every packet. */
+    private final Set<IncomingMessage> activeMembers = new HashSet<>();
+    /** The messages holding an SRPT grant slot. */
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
+    /** Between {@link #beforeUpdate} and {@link #afterUpdate}: the message was taken out of the SRPT order. */
+    private boolean reorderPending;
     private long outstanding;
     /** Accrues from SRPT grants; capped so a long SRPT run does not bank a burst of FIFO grants. */
     private double fifoCredit;
@@ -92,7 +97,7 @@ public final class GrantScheduler {
         if (m.granted() < m.length()) {
             active.add(m);
             activeByAge.add(m);
-            m.inActiveSet = true;
+            activeMembers.add(m);
         }
     }
 
@@ -106,16 +111,16 @@ public final class GrantScheduler {
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
-        m.reorderPending = m.inActiveSet && active.beginUpdate(m);
+        reorderPending = activeMembers.contains(m) && active.beginUpdate(m);
     }
 
     /** Call after {@link IncomingMessage#accept}: re-inserts with the new counters. */
     public void afterUpdate(IncomingMessage m) {
         outstanding += m.outstandingBytes();
-        if (m.inActiveSet) {
+        if (activeMembers.contains(m)) {
             // A packet may raise the grant to the whole message (a retransmission's incoming): then m leaves.
             boolean stillActive = m.granted() < m.length();
-            if (m.reorderPending) {
+            if (reorderPending) {
                 active.endUpdate(m, stillActive);
             } else if (!stillActive) {
                 active.remove(m); // still findable: it was the front message, and stays in front
@@ -124,34 +129,28 @@ public final class GrantScheduler {
                 leaveAgeOrder(m);
             }
         }
-        m.reorderPending = false;
+        reorderPending = false;
         refreshGrantedSet(m);
     }
 
     /** The message is complete or its RPC is gone. */
     public void removed(IncomingMessage m) {
         outstanding -= m.outstandingBytes();
-        if (m.inActiveSet) {
+        if (activeMembers.contains(m)) {
             deactivate(m);
         }
-        if (m.inGrantedSet) {
-            grantedSet.remove(m);
-            m.inGrantedSet = false;
-        }
+        grantedSet.remove(m);
     }
 
     /** Gives up {@code m}'s slot when it no longer needs one. Slots are only taken by SRPT grants. */
     private void refreshGrantedSet(IncomingMessage m) {
-        if (m.inGrantedSet && (!m.holdsScheduledGrant() || m.granted() >= m.length())) {
+        if ((!m.holdsScheduledGrant() || m.granted() >= m.length())) {
             grantedSet.remove(m);
-            m.inGrantedSet = false;
         }
     }
 
     private void takeSlot(IncomingMessage m) {
-        if (!m.inGrantedSet && m.holdsScheduledGrant() && m.granted() < m.length()) {
-            grantedSet.add(m);
-            m.inGrantedSet = true;
+        if (m.holdsScheduledGrant() && m.granted() < m.length() && grantedSet.add(m)) {
             metrics.grantedMessages(grantedSet.size());
         }
     }
@@ -172,7 +171,7 @@ public final class GrantScheduler {
         for (int rank = 0; rank < ranked; rank++) {
             IncomingMessage m = active.pick(rank);
             int priority = priorities.levelFor(rank, ranked);
-            if (!m.inGrantedSet && grantedSet.size() >= maxOvercommit) {
+            if (grantedSet.size() >= maxOvercommit && !grantedSet.contains(m)) {
                 continue;
             }
             int delta = grantAmount(m, m.receivedBytes() + window, minIncrement);
@@ -223,7 +222,7 @@ public final class GrantScheduler {
 
     private void leaveAgeOrder(IncomingMessage m) {
         activeByAge.remove(m);
-        m.inActiveSet = false;
+        activeMembers.remove(m);
     }
 
     /**
@@ -288,10 +287,5 @@ public final class GrantScheduler {
     /** Messages currently holding an SRPT grant slot (at most maxOvercommit). */
     public int grantedMessages() {
         return grantedSet.size();
-    }
-
-    /** Messages waiting for grants. */
-    public int activeMessages() {
-        return active.size();
     }
 }

@@ -1,7 +1,7 @@
 package io.homa4j.core.incoming;
 
 import io.homa4j.core.order.Ranked;
-import io.homa4j.core.rpc.Rpc;
+import io.homa4j.core.message.MessageOwner;
 import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
 
@@ -17,8 +17,9 @@ import io.netty.buffer.ByteBuf;
  * pins nothing else: a transport reads datagrams into large shared buffers (a recvmmsg or UDP GRO read is up to
  * 1 MB), and a retained slice of one would keep all of it alive while the application holds a 100-byte request.
  *
- * <p>Also carries the receiver-side grant state the {@code grant} package reads: bytes granted so far, bytes
- * received, arrival order. Engine thread only.
+ * <p>Also carries the counters the {@code grant} package ranks and grants by: bytes granted so far, bytes
+ * received, arrival order. Which sets of the grant scheduler the message is in is the scheduler's own state.
+ * Engine thread only.
  */
 public final class IncomingMessage implements Ranked {
     /**
@@ -37,7 +38,7 @@ public final class IncomingMessage implements Ranked {
     /** {@link #growthFor} result: the segment lies too far ahead of the received bytes to reserve for. */
     public static final long TOO_FAR_AHEAD = -1;
 
-    private final Rpc owner;
+    private final MessageOwner owner;
     private final int length;
     private final boolean error;
     private final long sequence;
@@ -49,12 +50,6 @@ public final class IncomingMessage implements Ranked {
     private int receivedBytes;
     private int granted;
     private long reservedBytes;
-    /** Set by the grant scheduler while this message holds scheduled bytes not yet received. */
-    public boolean inGrantedSet;
-    /** Set by the grant scheduler while this message waits for grants. */
-    public boolean inActiveSet;
-    /** Set by the grant scheduler between taking this message out of its SRPT order and putting it back. */
-    public boolean reorderPending;
 
     /**
      * @param owner         the RPC this message belongs to
@@ -63,7 +58,7 @@ public final class IncomingMessage implements Ranked {
      * @param senderGranted the sender's {@code incoming} from that DATA: what it may send unasked
      * @param sequence      arrival order among all incoming messages (grant ties go to the oldest)
      */
-    public IncomingMessage(Rpc owner, int length, boolean error, int senderGranted, long sequence) {
+    public IncomingMessage(MessageOwner owner, int length, boolean error, int senderGranted, long sequence) {
         this.owner = owner;
         this.length = length;
         this.ranges = new ReceivedRanges(maxRanges(length));
@@ -189,7 +184,7 @@ public final class IncomingMessage implements Ranked {
         }
     }
 
-    public Rpc owner() {
+    public MessageOwner owner() {
         return owner;
     }
 
@@ -255,15 +250,5 @@ public final class IncomingMessage implements Ranked {
     /** Whether the sender has scheduled (granted by us) bytes it has not delivered yet. */
     public boolean holdsScheduledGrant() {
         return granted > initialGranted && receivedBytes < granted;
-    }
-
-    /** First missing range below the granted offset, packed as in {@link ReceivedRanges#firstGap}. */
-    public long firstGapBelowGranted() {
-        return ranges.firstGap(granted);
-    }
-
-    /** Whether at least one byte is known (any packet accepted). */
-    public boolean started() {
-        return receivedBytes > 0 || emptySeen;
     }
 }

@@ -90,20 +90,6 @@ public final class ReceivedRanges {
         return count > 0 && starts[0] == 0 ? ends[0] : 0;
     }
 
-    /**
-     * First missing range below {@code limit}: returns {@code (start << 32) | end}, or -1 when
-     * {@code [0, limit)} is all received.
-     */
-    public long firstGap(int limit) {
-        int prefix = contiguousPrefix();
-        if (prefix >= limit) {
-            return -1;
-        }
-        int idx = count > 0 && starts[0] == 0 ? 1 : 0;
-        int gapEnd = idx < count ? Math.min(starts[idx], limit) : limit;
-        return ((long) prefix << 32) | (gapEnd & 0xFFFFFFFFL);
-    }
-
     /** Visits up to {@code max} missing ranges below {@code limit}; returns how many were visited. */
     public int forEachGap(int limit, int max, IncomingMessage.GapVisitor visitor) {
         int visited = 0;

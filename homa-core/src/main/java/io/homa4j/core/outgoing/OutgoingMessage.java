@@ -1,7 +1,7 @@
 package io.homa4j.core.outgoing;
 
 import io.homa4j.core.order.Ranked;
-import io.homa4j.core.rpc.Rpc;
+import io.homa4j.core.message.MessageOwner;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -13,7 +13,7 @@ public final class OutgoingMessage implements Ranked {
     /** Pending retransmit ranges beyond this are merged into one. */
     private static final int MAX_RETRANSMIT_RANGES = 8;
 
-    private final Rpc owner;
+    private final MessageOwner owner;
     private final ByteBuf payload;
     private final int length;
     private final int flags;
@@ -41,7 +41,7 @@ public final class OutgoingMessage implements Ranked {
      * @param unscheduledBytes    bytes sendable before any grant
      * @param unscheduledPriority level for those bytes (from the receiver's cutoffs)
      */
-    public OutgoingMessage(Rpc owner, ByteBuf payload, int flags, long sequence, int unscheduledBytes,
+    public OutgoingMessage(MessageOwner owner, ByteBuf payload, int flags, long sequence, int unscheduledBytes,
                            int unscheduledPriority) {
         this.owner = owner;
         this.payload = payload;
@@ -54,7 +54,7 @@ public final class OutgoingMessage implements Ranked {
         this.scheduledPriority = 0;
     }
 
-    public Rpc owner() {
+    public MessageOwner owner() {
         return owner;
     }
 

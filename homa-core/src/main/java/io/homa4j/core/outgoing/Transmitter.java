@@ -328,11 +328,6 @@ public final class Transmitter {
         return pacer.roomAtNanos(wireBytes(bySrpt.first().nextSegmentLength(maxPayload)));
     }
 
-    /** Messages with bytes waiting to be sent (new or retransmit). */
-    public int queuedMessages() {
-        return bySrpt.size() + retransmits.size();
-    }
-
     public int maxPayload() {
         return maxPayload;
     }

@@ -1,17 +1,24 @@
 package io.homa4j.core.rpc;
 
 import io.homa4j.core.ErrorCode;
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.RpcListener;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcRejectedException;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.peer.Peer;
+import io.homa4j.core.peer.PeerTable;
 import io.homa4j.core.timer.DeadlineQueue;
+import io.homa4j.core.timer.RpcSilence;
+import io.homa4j.core.timer.SilenceRules;
+import io.homa4j.core.timer.TickClock;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.ErrorPayload;
-import io.homa4j.core.wire.PacketType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,10 +38,21 @@ public final class ClientCalls {
     /** Calls that may send RESENDs to one server in one timer tick. */
     static final int MAX_RESENDS_PER_PEER_PER_TICK = 8;
 
-    private final EngineContext ctx;
+    private final HomaConfig config;
+    private final RpcListener listener;
+    private final ByteBufAllocator allocator;
+    private final Metrics metrics;
+    private final EngineClock clock;
+    private final PacketVerdict verdict;
+    private final PeerTable peers;
+    private final Receiver receiver;
+    private final Outbound outbound;
+    private final ControlSender control;
+    private final TickClock tickClock;
+    private final SilenceRules silenceRules;
     private final RpcIds ids;
     private final Map<Long, ClientRpc> rpcs = new HashMap<>();
-    private final DeadlineQueue deadlines = new DeadlineQueue();
+    private final DeadlineQueue<ClientRpc> deadlines = new DeadlineQueue<>(ClientRpc::deadlineNanos, ClientRpc::id);
     /**
      * Calls due for a RESEND, waiting for their server's per-tick budget; FIFO so none starves. Bounding RESENDs
      * per server keeps thousands of silent calls from flooding a server that is merely slow.
@@ -45,10 +63,24 @@ public final class ClientCalls {
     /** See {@code HomaConfig.retryOnServerStateLoss}: the server's age arrives one one-way delay late. */
     private final long stateLossGraceNanos;
 
-    public ClientCalls(EngineContext ctx, long nowNanos) {
-        this.ctx = ctx;
-        this.ids = new RpcIds(nowNanos);
-        this.stateLossGraceNanos = ctx.config.rttMicros() * 500L;
+    /** @param allocator where empty payloads come from (a message's own buffer otherwise) */
+    public ClientCalls(HomaConfig config, RpcListener listener, ByteBufAllocator allocator, Metrics metrics,
+                       EngineClock clock, PacketVerdict verdict, PeerTable peers, Receiver receiver,
+                       Outbound outbound, ControlSender control, TickClock tickClock, SilenceRules silenceRules) {
+        this.config = config;
+        this.listener = listener;
+        this.allocator = allocator;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.verdict = verdict;
+        this.peers = peers;
+        this.receiver = receiver;
+        this.outbound = outbound;
+        this.control = control;
+        this.tickClock = tickClock;
+        this.silenceRules = silenceRules;
+        this.ids = new RpcIds(clock.now());
+        this.stateLossGraceNanos = config.rttMicros() * 500L;
     }
 
     public int count() {
@@ -62,27 +94,25 @@ public final class ClientCalls {
             throw new RpcRejectedException(ErrorCode.INVALID_ARGUMENT, "the request buffer was already released");
         }
         int length = request.readableBytes();
-        if (length > ctx.config.maxMessageBytes()) {
+        if (length > config.maxMessageBytes()) {
             request.release();
             throw new RpcRejectedException(ErrorCode.MESSAGE_TOO_LARGE,
-                    "request of " + length + " bytes exceeds maxMessageBytes " + ctx.config.maxMessageBytes());
+                    "request of " + length + " bytes exceeds maxMessageBytes " + config.maxMessageBytes());
         }
-        if (rpcs.size() >= ctx.config.maxOutstandingRpcs()) {
+        if (rpcs.size() >= config.maxOutstandingRpcs()) {
             request.release();
             throw new RpcRejectedException(ErrorCode.RESOURCE_EXHAUSTED,
-                    "maxOutstandingRpcs (" + ctx.config.maxOutstandingRpcs() + ") calls already outstanding");
+                    "maxOutstandingRpcs (" + config.maxOutstandingRpcs() + ") calls already outstanding");
         }
         long id = ids.nextClientId();
-        Peer peer = ctx.peers.getOrCreate(server);
+        Peer peer = peers.getOrCreate(server);
         peer.rpcOpened();
-        ClientRpc rpc = new ClientRpc(id, peer, deadlineNanos, ctx.now());
-        OutgoingMessage message = ctx.newOutgoing(rpc, peer, request, 0);
-        rpc.request(message);
+        ClientRpc rpc = new ClientRpc(id, peer, deadlineNanos);
+        rpc.request(outbound.send(rpc, peer, request, 0));
         rpcs.put(id, rpc);
         deadlines.add(rpc);
-        ctx.metrics.clientCall();
-        ctx.tickClock.arm(ctx.now());
-        ctx.transmitter.add(message);
+        metrics.clientCall();
+        tickClock.arm(clock.now());
         return id;
     }
 
@@ -93,7 +123,7 @@ public final class ClientCalls {
             return;
         }
         free(rpc);
-        ctx.metrics.clientAborted();
+        metrics.clientAborted();
         tellServerAbandoned(rpc);
     }
 
@@ -123,7 +153,7 @@ public final class ClientCalls {
         if (rpc.firstSentNanos() == Long.MAX_VALUE) {
             return;
         }
-        ctx.sendControl(rpc.peerAddress(), PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(rpc.id(), ctx.age()));
+        control.rpcUnknown(rpc.peerAddress(), rpc.id(), clock.age());
     }
 
     // ---------------------------------------------------------------------------------------------- packets
@@ -133,13 +163,13 @@ public final class ClientCalls {
                                int payloadIndex) {
         ClientRpc rpc = rpcs.get(clientId);
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
+            verdict.drop(DropReason.UNKNOWN_RPC);
             // Tell the server to let go (the call was aborted, failed or already completed).
-            ctx.sendControl(from, PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(clientId, ctx.age()));
+            control.rpcUnknown(from, clientId, clock.age());
             return;
         }
         if (!from.equals(rpc.peerAddress())) {
-            ctx.drop(DropReason.WRONG_PEER);
+            verdict.drop(DropReason.WRONG_PEER);
             return;
         }
         int length = data.messageLength();
@@ -147,35 +177,33 @@ public final class ClientCalls {
         if (response != null && (response.length() != length || response.error() != data.error())) {
             // Not a sign of life: after a corrupted first packet every real one lands here, and counting them
             // would keep the call from ever timing out.
-            ctx.drop(DropReason.INCONSISTENT);
+            verdict.drop(DropReason.INCONSISTENT);
             return;
         }
-        rpc.silentTicks = 0;
-        rpc.busyStreak = 0; // the server moved the call on
+        rpc.silence().movedOn();
         if (response == null) {
-            if (length > ctx.config.maxMessageBytes()) {
-                ctx.drop(DropReason.MESSAGE_TOO_LARGE);
+            if (length > config.maxMessageBytes()) {
+                verdict.drop(DropReason.MESSAGE_TOO_LARGE);
                 fail(rpc, ErrorCode.MESSAGE_TOO_LARGE, "response of " + length
-                        + " bytes exceeds maxMessageBytes " + ctx.config.maxMessageBytes(), false);
+                        + " bytes exceeds maxMessageBytes " + config.maxMessageBytes(), false);
                 return;
             }
-            DropReason refused = ctx.firstSegmentRefusal(rpc.server(), length, data);
+            DropReason refused = receiver.firstSegmentRefusal(rpc.server(), length, data);
             if (refused != null) {
-                ctx.drop(refused);
+                verdict.drop(refused);
                 return;
             }
-            response = new IncomingMessage(rpc, length, data.error(), data.incoming(), ctx.nextSequence());
+            response = receiver.open(rpc, data);
             rpc.response(response);
-            ctx.grants.added(response);
             // A response means the server has the whole request: stop sending it and free it.
             OutgoingMessage request = rpc.request();
             if (request != null) {
-                ctx.retireOutgoing(request);
+                outbound.retire(request);
                 rpc.request(null);
             }
         }
-        ctx.pushCutoffsIfStale(rpc.server(), data.cutoffsVersion());
-        if (!ctx.receiveSegment(response, rpc.server(), data, packet, payloadIndex) || !response.complete()) {
+        control.pushCutoffsIfStale(rpc.server(), data.cutoffsVersion());
+        if (!receiver.receiveSegment(response, rpc.server(), data, packet, payloadIndex) || !response.complete()) {
             return;
         }
         complete(rpc, response);
@@ -188,26 +216,32 @@ public final class ClientCalls {
     private ClientRpc callFrom(InetSocketAddress from, long serverWireId) {
         ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
+            verdict.drop(DropReason.UNKNOWN_RPC);
             return null;
         }
+        return fromItsServer(from, rpc) ? rpc : null;
+    }
+
+    /** Whether {@code from} is {@code rpc}'s server; if not, the drop is counted. */
+    private boolean fromItsServer(InetSocketAddress from, ClientRpc rpc) {
         if (!from.equals(rpc.peerAddress())) {
-            ctx.drop(DropReason.WRONG_PEER);
-            return null;
+            verdict.drop(DropReason.WRONG_PEER);
+            return false;
         }
-        return rpc;
+        return true;
     }
 
     /** The request a GRANT or RESEND from the server refers to; null (drop counted) if none. */
     public OutgoingMessage requestFor(InetSocketAddress from, long serverWireId) {
         ClientRpc rpc = callFrom(from, serverWireId);
-        if (rpc == null) {
-            return null;
-        }
-        rpc.silentTicks = 0;
-        rpc.busyStreak = 0; // the server moved the call on
+        return rpc == null ? null : requestOf(rpc);
+    }
+
+    /** The server moved {@code rpc} on; its request, or null (drop counted) when it is no longer sent. */
+    private OutgoingMessage requestOf(ClientRpc rpc) {
+        rpc.silence().movedOn();
         if (rpc.request() == null) {
-            ctx.drop(DropReason.STALE);
+            verdict.drop(DropReason.STALE);
             return null;
         }
         return rpc.request();
@@ -215,15 +249,19 @@ public final class ClientCalls {
 
     /** The server asks for request bytes again. */
     public void onResend(InetSocketAddress from, long serverWireId, int offset, int length, int priority) {
-        if (!rpcs.containsKey(RpcIds.localId(serverWireId))) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
-            ctx.sendControl(from, PacketType.RPC_UNKNOWN,
-                    ctx.encoder.rpcUnknown(RpcIds.localId(serverWireId), ctx.age()));
+        long clientId = RpcIds.localId(serverWireId);
+        ClientRpc rpc = rpcs.get(clientId);
+        if (rpc == null) {
+            verdict.drop(DropReason.UNKNOWN_RPC);
+            control.rpcUnknown(from, clientId, clock.age());
             return;
         }
-        OutgoingMessage request = requestFor(from, serverWireId);
-        if (request != null && ctx.transmitter.resend(request, offset, length, priority)) {
-            ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(request.owner().wireId()));
+        if (!fromItsServer(from, rpc)) {
+            return;
+        }
+        OutgoingMessage request = requestOf(rpc);
+        if (request != null && outbound.resend(request, offset, length, priority)) {
+            control.busy(from, rpc.wireId());
         }
     }
 
@@ -252,18 +290,18 @@ public final class ClientCalls {
         // never handled it, so a restart cannot run the handler twice. Comparing with the first packet rather than
         // the call's start matters when calls queue behind the pacer. The grace covers engines started together.
         boolean serverOlder = serverAgeNanos > 0
-                && ctx.now() - serverAgeNanos - stateLossGraceNanos <= rpc.firstSentNanos();
+                && clock.now() - serverAgeNanos - stateLossGraceNanos <= rpc.firstSentNanos();
         boolean retrySafe = !rpc.requestFullySent() || serverOlder;
-        if (retrySafe && ctx.config.retryOnServerStateLoss() && rpc.restarts() < ctx.silence.maxRestarts()) {
-            rpc.restart(ctx.now());
-            ctx.transmitter.rewind(rpc.request());
-            ctx.metrics.clientRestarted();
+        if (retrySafe && config.retryOnServerStateLoss() && rpc.restarts() < silenceRules.maxRestarts()) {
+            rpc.restart();
+            outbound.rewind(rpc.request());
+            metrics.clientRestarted();
             return;
         }
         fail(rpc, ErrorCode.UNAVAILABLE, retrySafe ? "server has no state for the call (request not delivered)"
                 : "server lost the call's state; it may have handled the request (" + (serverAgeNanos == 0
                         ? "it remembers handling it" : "its engine is " + serverAgeNanos / 1_000_000
-                        + " ms old, the request's first packet left " + (ctx.now() - rpc.firstSentNanos()) / 1_000_000
+                        + " ms old, the request's first packet left " + (clock.now() - rpc.firstSentNanos()) / 1_000_000
                         + " ms ago") + ")", retrySafe);
     }
 
@@ -273,12 +311,11 @@ public final class ClientCalls {
         if (rpc == null) {
             return;
         }
-        rpc.silentTicks = 0;
-        rpc.busyStreak++;
+        rpc.silence().busy();
     }
 
     /** The server has sent the whole response and asks us to confirm. */
-    public void onNeedAck(InetSocketAddress from, long serverWireId) {
+    public void onNeedAck(InetSocketAddress from, Peer sender, long serverWireId) {
         long clientId = RpcIds.localId(serverWireId);
         ClientRpc rpc = rpcs.get(clientId);
         if (rpc != null && from.equals(rpc.peerAddress())) {
@@ -287,20 +324,13 @@ public final class ClientCalls {
             // call alive for ever.
             return;
         }
-        long[] ids = ctx.ackScratch;
-        int n = 0;
-        ids[n++] = clientId;
-        Peer peer = ctx.peers.get(from);
-        if (peer != null) {
-            n = peer.drainAcks(ids, n);
-        }
-        ctx.sendControl(from, PacketType.ACK, ctx.encoder.ack(clientId, ids, n));
+        control.ackWithPending(from, clientId, sender);
     }
 
     // ---------------------------------------------------------------------------------------------- endings
 
     private void complete(ClientRpc rpc, IncomingMessage response) {
-        ByteBuf payload = response.takePayload(ctx.allocator);
+        ByteBuf payload = response.takePayload(allocator);
         Peer peer = rpc.server();
         free(rpc);
         queueAck(peer, rpc.id());
@@ -308,43 +338,39 @@ public final class ClientCalls {
             try {
                 ErrorCode code = ErrorPayload.code(payload);
                 String text = ErrorPayload.description(payload);
-                ctx.metrics.clientFailed(code);
+                metrics.clientFailed(code);
                 notifyFailure(rpc.id(), new RpcFailure(code, text, false));
             } finally {
                 payload.release();
             }
             return;
         }
-        ctx.metrics.clientCompleted();
+        metrics.clientCompleted();
         try {
-            ctx.listener.onResponse(rpc.id(), payload);
+            listener.onResponse(rpc.id(), payload);
         } catch (RuntimeException e) {
-            ctx.metrics.listenerError();
+            metrics.listenerError();
             log.warn("RpcListener.onResponse threw for RPC {}", rpc.id(), e);
         }
     }
 
     private void queueAck(Peer peer, long clientId) {
-        if (peer.addPendingAck(clientId)) {
-            return;
+        if (!peer.addPendingAck(clientId)) {
+            control.flushAcks(peer, clientId);
         }
-        long[] ids = ctx.ackScratch;
-        int n = peer.drainAcks(ids, 0);
-        ids[n++] = clientId;
-        ctx.sendControl(peer.address(), PacketType.ACK, ctx.encoder.ack(0, ids, n));
     }
 
     private void fail(ClientRpc rpc, ErrorCode code, String message, boolean retrySafe) {
         free(rpc);
-        ctx.metrics.clientFailed(code);
+        metrics.clientFailed(code);
         notifyFailure(rpc.id(), new RpcFailure(code, message, retrySafe));
     }
 
     private void notifyFailure(long rpcId, RpcFailure failure) {
         try {
-            ctx.listener.onCallFailed(rpcId, failure);
+            listener.onCallFailed(rpcId, failure);
         } catch (RuntimeException e) {
-            ctx.metrics.listenerError();
+            metrics.listenerError();
             log.warn("RpcListener.onCallFailed threw for RPC {}", rpcId, e);
         }
     }
@@ -354,12 +380,12 @@ public final class ClientCalls {
         deadlines.remove(rpc);
         OutgoingMessage request = rpc.request();
         if (request != null) {
-            ctx.retireOutgoing(request);
+            outbound.retire(request);
             rpc.request(null);
         }
         IncomingMessage response = rpc.response();
         if (response != null) {
-            ctx.retireIncoming(response, rpc.server());
+            receiver.retire(response, rpc.server());
         }
         rpc.server().rpcClosed();
     }
@@ -380,7 +406,7 @@ public final class ClientCalls {
     /** Fails every call whose deadline has come. */
     public void expireDeadlines() {
         ClientRpc expired;
-        while ((expired = deadlines.pollExpired(ctx.now())) != null) {
+        while ((expired = deadlines.pollExpired(clock.now())) != null) {
             if (rpcs.get(expired.id()) == expired) {
                 fail(expired, ErrorCode.DEADLINE_EXCEEDED, "deadline passed", expired.request() != null
                         && !expired.requestFullySent());
@@ -408,29 +434,28 @@ public final class ClientCalls {
     private void tick(ClientRpc rpc) {
         OutgoingMessage request = rpc.request();
         IncomingMessage response = rpc.response();
+        RpcSilence silent = rpc.silence();
         if (request != null && request.hasUnsentGrantedBytes()) {
-            rpc.silentTicks = 0; // we are the ones holding it up (pacer, SRPT), not the server
+            silent.heard(); // we are the ones holding it up (pacer, SRPT), not the server
             return;
         }
         if (response != null && response.outstandingBytes() == 0) {
-            rpc.silentTicks = 0; // everything granted arrived: waiting for our own grant scheduler
-            ctx.keepAlive(rpc, ++rpc.heldTicks);
+            // everything granted arrived: waiting for our own grant scheduler
+            if (silent.heldTick(silenceRules)) {
+                control.busy(rpc.peerAddress(), rpc.wireId());
+            }
             return;
         }
-        rpc.heldTicks = 0;
-        if (rpc.silentTicks == 0) {
-            rpc.unansweredResends = 0;
-            rpc.silenceAtLastResend = 0;
-        }
-        rpc.silentTicks++;
-        boolean serverHeard = rpc.server().heardWithin(ctx.silence.peerGoneNanos(ctx.config.tickNanos()), ctx.now());
-        if (ctx.silence.clientAbortDue(rpc.silentTicks, rpc.unansweredResends, serverHeard)) {
-            fail(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + rpc.silentTicks + " ticks ("
-                    + rpc.unansweredResends + " RESENDs unanswered)", response == null && !rpc.requestFullySent());
+        int silentTicks = silent.silentTick();
+        boolean serverHeard = rpc.server().heardWithin(silenceRules.peerGoneNanos(config.tickNanos()), clock.now());
+        if (silent.clientAbortDue(silenceRules, serverHeard)) {
+            fail(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + silentTicks + " ticks ("
+                    + silent.unansweredResends() + " RESENDs unanswered)",
+                    response == null && !rpc.requestFullySent());
             return;
         }
-        if (!rpc.resendQueued && ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend, rpc.busyStreak)) {
-            rpc.resendQueued = true;
+        if (!rpc.resendQueued() && silent.clientResendDue(silenceRules)) {
+            rpc.resendQueued(true);
             resendQueue.add(rpc);
         }
     }
@@ -442,18 +467,16 @@ public final class ClientCalls {
     private void sendQueuedResends() {
         for (int i = resendQueue.size(); i > 0; i--) {
             ClientRpc rpc = resendQueue.poll();
-            if (rpcs.get(rpc.id()) != rpc
-                    || !ctx.silence.resendDue(rpc.silentTicks, rpc.silenceAtLastResend, rpc.busyStreak)) {
-                rpc.resendQueued = false; // finished, or heard from since it was queued
+            if (rpcs.get(rpc.id()) != rpc || !rpc.silence().clientResendDue(silenceRules)) {
+                rpc.resendQueued(false); // finished, or heard from since it was queued
                 continue;
             }
             if (!rpc.server().takeResendBudget(tickSerial, MAX_RESENDS_PER_PEER_PER_TICK)) {
                 resendQueue.add(rpc);
                 continue;
             }
-            rpc.resendQueued = false;
-            rpc.silenceAtLastResend = rpc.silentTicks;
-            rpc.unansweredResends++;
+            rpc.resendQueued(false);
+            rpc.silence().resendSent();
             sendResend(rpc);
         }
     }
@@ -462,10 +485,9 @@ public final class ClientCalls {
         IncomingMessage response = rpc.response();
         if (response == null) {
             // Nothing back yet: ask for the response's start; the server answers BUSY, GRANT, data or RPC_UNKNOWN.
-            ctx.sendControl(rpc.peerAddress(), PacketType.RESEND, ctx.encoder.resend(rpc.wireId(), 0,
-                    ctx.transmitter.maxPayload(), ctx.config.priorityLevels() - 1));
+            control.resend(rpc.peerAddress(), rpc.wireId(), 0, outbound.maxPayload(), config.priorityLevels() - 1);
         } else {
-            ctx.requestGaps(rpc, response);
+            control.requestGaps(rpc, response);
         }
     }
 }

@@ -1,8 +1,10 @@
 package io.homa4j.core.rpc;
 
 import io.homa4j.core.incoming.IncomingMessage;
+import io.homa4j.core.message.MessageOwner;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.peer.Peer;
+import io.homa4j.core.timer.RpcSilence;
 
 import java.net.InetSocketAddress;
 
@@ -10,34 +12,23 @@ import java.net.InetSocketAddress;
  * The client side of one RPC: the request being sent, the response being received, the deadline and the
  * silence counter that drives RESEND and abort. Engine thread only.
  */
-public final class ClientRpc implements Rpc {
+public final class ClientRpc implements MessageOwner {
     private final long id;
     private final Peer server;
     private final long deadlineNanos;
     private OutgoingMessage request;
     private IncomingMessage response;
-    private long attemptStartNanos;
     private long firstSentNanos = Long.MAX_VALUE;
     private boolean requestFullySent;
     private int restarts;
-    /** Timer ticks since the last packet from the server for this RPC (see the timer package). */
-    public int silentTicks;
-    /** Timer ticks our own grant scheduler has held this RPC's incoming message back (drives BUSY keepalives). */
-    public int heldTicks;
-    /** RESENDs sent since the server last sent anything for this RPC. */
-    public int unansweredResends;
-    /** {@link #silentTicks} when the last RESEND went out (0: none since the server was last heard). */
-    public int silenceAtLastResend;
-    /** BUSY answers in a row since the server last moved the call on (data or grant); stretches RESENDs. */
-    public int busyStreak;
+    private final RpcSilence silence = new RpcSilence();
     /** Waiting in the engine's RESEND queue for its peer's per-tick budget. */
-    public boolean resendQueued;
+    private boolean resendQueued;
 
-    public ClientRpc(long id, Peer server, long deadlineNanos, long nowNanos) {
+    ClientRpc(long id, Peer server, long deadlineNanos) {
         this.id = id;
         this.server = server;
         this.deadlineNanos = deadlineNanos;
-        this.attemptStartNanos = nowNanos;
     }
 
     public long id() {
@@ -81,7 +72,7 @@ public final class ClientRpc implements Rpc {
         return request;
     }
 
-    public void request(OutgoingMessage m) {
+    void request(OutgoingMessage m) {
         request = m;
     }
 
@@ -89,11 +80,11 @@ public final class ClientRpc implements Rpc {
         return response;
     }
 
-    public void response(IncomingMessage m) {
+    void response(IncomingMessage m) {
         response = m;
     }
 
-    /** When the current attempt (first send, or the last restart) began. */
+    /** Notes when the current attempt's (first send, or the last restart) first request packet left. */
     @Override
     public void onFirstSent(long nowNanos) {
         if (firstSentNanos == Long.MAX_VALUE) {
@@ -106,10 +97,6 @@ public final class ClientRpc implements Rpc {
         return firstSentNanos;
     }
 
-    public long attemptStartNanos() {
-        return attemptStartNanos;
-    }
-
     /** Whether every request byte has been transmitted at least once in the current attempt. */
     public boolean requestFullySent() {
         return requestFullySent;
@@ -120,12 +107,24 @@ public final class ClientRpc implements Rpc {
     }
 
     /** Begins a new attempt: the request is sent again from byte 0. */
-    public void restart(long nowNanos) {
+    void restart() {
         restarts++;
-        attemptStartNanos = nowNanos;
         firstSentNanos = Long.MAX_VALUE;
         requestFullySent = false;
-        silentTicks = 0;
+        silence.heard();
+    }
+
+    /** The silence tracking of this call; changed by {@code ClientCalls} only, through its methods. */
+    RpcSilence silence() {
+        return silence;
+    }
+
+    boolean resendQueued() {
+        return resendQueued;
+    }
+
+    void resendQueued(boolean queued) {
+        resendQueued = queued;
     }
 
     @Override

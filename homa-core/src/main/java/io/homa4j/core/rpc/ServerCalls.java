@@ -1,15 +1,22 @@
 package io.homa4j.core.rpc;
 
 import io.homa4j.core.ErrorCode;
+import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
+import io.homa4j.core.RpcListener;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.peer.Peer;
+import io.homa4j.core.peer.PeerTable;
+import io.homa4j.core.timer.RpcSilence;
+import io.homa4j.core.timer.SilenceRules;
+import io.homa4j.core.timer.TickClock;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.ErrorPayload;
-import io.homa4j.core.wire.PacketType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +37,18 @@ public final class ServerCalls {
     /** Server RPCs whose handler ran and that were freed are remembered (this many) to refuse replays. */
     private static final int TOMBSTONES = 4096;
 
-    private final EngineContext ctx;
+    private final HomaConfig config;
+    private final RpcListener listener;
+    private final ByteBufAllocator allocator;
+    private final Metrics metrics;
+    private final EngineClock clock;
+    private final PacketVerdict verdict;
+    private final PeerTable peers;
+    private final Receiver receiver;
+    private final Outbound outbound;
+    private final ControlSender control;
+    private final TickClock tickClock;
+    private final SilenceRules silenceRules;
     private final Map<ServerKey, ServerRpc> rpcs = new HashMap<>();
     private final Map<Long, ServerRpc> byHandle = new HashMap<>();
     private final LinkedHashMap<ServerKey, Boolean> tombstones = new LinkedHashMap<>() {
@@ -43,8 +61,22 @@ public final class ServerCalls {
     };
     private long nextHandle = 1;
 
-    public ServerCalls(EngineContext ctx) {
-        this.ctx = ctx;
+    /** @param allocator where error payloads and empty requests are allocated */
+    public ServerCalls(HomaConfig config, RpcListener listener, ByteBufAllocator allocator, Metrics metrics,
+                       EngineClock clock, PacketVerdict verdict, PeerTable peers, Receiver receiver,
+                       Outbound outbound, ControlSender control, TickClock tickClock, SilenceRules silenceRules) {
+        this.config = config;
+        this.listener = listener;
+        this.allocator = allocator;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.verdict = verdict;
+        this.peers = peers;
+        this.receiver = receiver;
+        this.outbound = outbound;
+        this.control = control;
+        this.tickClock = tickClock;
+        this.silenceRules = silenceRules;
     }
 
     public int count() {
@@ -61,20 +93,20 @@ public final class ServerCalls {
             if (!released) {
                 response.release();
             }
-            ctx.metrics.deadHandleReply();
+            metrics.deadHandleReply();
             return false;
         }
         if (released) {
-            ctx.metrics.unreadableMessage();
-            startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.HANDLER_ERROR,
+            metrics.unreadableMessage();
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.HANDLER_ERROR,
                     "the handler replied with a released buffer"), DataHeader.FLAG_ERROR);
             return true;
         }
         int length = response.readableBytes();
-        if (length > ctx.config.maxMessageBytes()) {
+        if (length > config.maxMessageBytes()) {
             response.release();
-            startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.MESSAGE_TOO_LARGE, "response of "
-                    + length + " bytes exceeds the server's maxMessageBytes " + ctx.config.maxMessageBytes()),
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.MESSAGE_TOO_LARGE, "response of "
+                    + length + " bytes exceeds the server's maxMessageBytes " + config.maxMessageBytes()),
                     DataHeader.FLAG_ERROR);
             return true;
         }
@@ -86,31 +118,26 @@ public final class ServerCalls {
     public boolean replyError(long serverHandle, String message) {
         ServerRpc rpc = byHandle.get(serverHandle);
         if (rpc == null || rpc.state() != ServerRpc.State.HANDLING) {
-            ctx.metrics.deadHandleReply();
+            metrics.deadHandleReply();
             return false;
         }
-        startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.HANDLER_ERROR, message),
+        startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.HANDLER_ERROR, message),
                 DataHeader.FLAG_ERROR);
         return true;
     }
 
     private void startResponse(ServerRpc rpc, ByteBuf payload, int flags) {
-        OutgoingMessage message = ctx.newOutgoing(rpc, rpc.client(), payload, flags);
-        rpc.response(message);
-        rpc.state(ServerRpc.State.RESPONDING);
-        rpc.silentTicks = 0;
-        rpc.resetProbes();
-        ctx.metrics.serverReplied();
-        ctx.transmitter.add(message);
+        rpc.responding(outbound.send(rpc, rpc.client(), payload, flags));
+        metrics.serverReplied();
     }
 
     // ---------------------------------------------------------------------------------------------- packets
 
     /** A DATA packet of a request. */
-    public void onRequestData(InetSocketAddress from, long clientId, DataHeader data, ByteBuf packet,
+    public void onRequestData(InetSocketAddress from, Peer sender, long clientId, DataHeader data, ByteBuf packet,
                               int payloadIndex) {
         if (clientId == 0 || data.error()) {
-            ctx.drop(DropReason.MALFORMED);
+            verdict.drop(DropReason.MALFORMED);
             return;
         }
         long piggybackedAck = data.ackId();
@@ -121,86 +148,86 @@ public final class ServerCalls {
         ServerRpc rpc = rpcs.get(key);
         int length = data.messageLength();
         if (rpc == null) {
-            rpc = newRpc(key, length, data);
+            rpc = newRpc(key, sender, length, data);
             if (rpc == null) {
                 return;
             }
         } else {
             if (rpc.state() == ServerRpc.State.RECEIVING && rpc.request().length() != length) {
                 // Not a sign of life (see ClientCalls.onResponseData): the RPC must be able to expire.
-                ctx.drop(DropReason.INCONSISTENT);
+                verdict.drop(DropReason.INCONSISTENT);
                 return;
             }
-            rpc.silentTicks = 0;
-            rpc.resetProbes();
+            rpc.silence().heard();
+            rpc.silence().resetProbes();
             if (rpc.state() != ServerRpc.State.RECEIVING) {
-                ctx.drop(DropReason.DUPLICATE);
+                verdict.drop(DropReason.DUPLICATE);
                 return;
             }
         }
-        ctx.pushCutoffsIfStale(rpc.client(), data.cutoffsVersion());
+        control.pushCutoffsIfStale(rpc.client(), data.cutoffsVersion());
         IncomingMessage request = rpc.request();
-        if (!ctx.receiveSegment(request, rpc.client(), data, packet, payloadIndex)) {
+        if (!receiver.receiveSegment(request, rpc.client(), data, packet, payloadIndex)) {
             return;
         }
-        if (request.receivedBytes() > ctx.config.unscheduledBytes()) {
+        if (request.receivedBytes() > config.unscheduledBytes()) {
             rpc.addressProven();
         }
         if (!request.complete()) {
             return;
         }
-        ByteBuf payload = request.takePayload(ctx.allocator);
-        ctx.retireIncoming(request, rpc.client());
+        ByteBuf payload = request.takePayload(allocator);
+        receiver.retire(request, rpc.client());
         rpc.request(null);
-        rpc.state(ServerRpc.State.HANDLING);
-        rpc.silentTicks = 0;
-        rpc.resetProbes();
-        ctx.metrics.requestDelivered();
+        rpc.handling();
+        metrics.requestDelivered();
         deliver(rpc, payload);
     }
 
-    /** A server RPC for a request's first packet, or null (and the drop counted) when it cannot be created. */
-    private ServerRpc newRpc(ServerKey key, int length, DataHeader data) {
+    /**
+     * A server RPC for a request's first packet, or null (and the drop counted) when it cannot be created.
+     *
+     * @param sender the client's peer entry, or null when it is new
+     */
+    private ServerRpc newRpc(ServerKey key, Peer sender, int length, DataHeader data) {
         if (tombstones.containsKey(key)) {
-            ctx.drop(DropReason.STALE); // a delayed duplicate of a request already handled and acknowledged
+            verdict.drop(DropReason.STALE); // a delayed duplicate of a request already handled and acknowledged
             return null;
         }
-        if (rpcs.size() >= ctx.config.maxServerRpcs()) {
-            ctx.drop(DropReason.SERVER_RPC_LIMIT);
+        if (rpcs.size() >= config.maxServerRpcs()) {
+            verdict.drop(DropReason.SERVER_RPC_LIMIT);
             return null;
         }
-        boolean tooLarge = length > ctx.config.maxMessageBytes();
-        DropReason refused = tooLarge ? null : ctx.firstSegmentRefusal(ctx.peers.get(key.client()), length, data);
+        boolean tooLarge = length > config.maxMessageBytes();
+        DropReason refused = tooLarge ? null : receiver.firstSegmentRefusal(sender, length, data);
         if (refused != null) {
-            ctx.drop(refused);
+            verdict.drop(refused);
             return null;
         }
-        Peer peer = ctx.peers.getOrCreate(key.client());
+        Peer peer = sender != null ? sender : peers.getOrCreate(key.client());
         peer.rpcOpened();
         ServerRpc rpc = new ServerRpc(nextHandle++, key, peer);
         rpcs.put(key, rpc);
         byHandle.put(rpc.handle(), rpc);
-        ctx.tickClock.arm(ctx.now());
+        tickClock.arm(clock.now());
         if (tooLarge) {
             // Answer with a typed error instead of silence, so the client learns why at once.
-            ctx.drop(DropReason.MESSAGE_TOO_LARGE);
-            rpc.state(ServerRpc.State.HANDLING);
-            startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.MESSAGE_TOO_LARGE, "request of "
-                    + length + " bytes exceeds the server's maxMessageBytes " + ctx.config.maxMessageBytes()),
+            verdict.drop(DropReason.MESSAGE_TOO_LARGE);
+            rpc.handling();
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.MESSAGE_TOO_LARGE, "request of "
+                    + length + " bytes exceeds the server's maxMessageBytes " + config.maxMessageBytes()),
                     DataHeader.FLAG_ERROR);
             return null;
         }
-        IncomingMessage request = new IncomingMessage(rpc, length, false, data.incoming(), ctx.nextSequence());
-        rpc.request(request);
-        ctx.grants.added(request);
+        rpc.request(receiver.open(rpc, data));
         return rpc;
     }
 
     private void deliver(ServerRpc rpc, ByteBuf payload) {
         try {
-            ctx.listener.onRequest(rpc.handle(), rpc.peerAddress(), payload);
+            listener.onRequest(rpc.handle(), rpc.peerAddress(), payload);
         } catch (RuntimeException e) {
-            ctx.metrics.listenerError();
+            metrics.listenerError();
             log.warn("RpcListener.onRequest threw for {}", rpc, e);
             if (byHandle.get(rpc.handle()) == rpc && rpc.state() == ServerRpc.State.HANDLING) {
                 replyError(rpc.handle(), "handler threw " + e);
@@ -212,13 +239,13 @@ public final class ServerCalls {
     public OutgoingMessage responseFor(InetSocketAddress from, long clientId) {
         ServerRpc rpc = rpcs.get(new ServerKey(from, clientId));
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
+            verdict.drop(DropReason.UNKNOWN_RPC);
             return null;
         }
-        rpc.silentTicks = 0;
-        rpc.resetProbes();
+        rpc.silence().heard();
+        rpc.silence().resetProbes();
         if (rpc.response() == null) {
-            ctx.drop(DropReason.STALE);
+            verdict.drop(DropReason.STALE);
             return null;
         }
         return rpc.response();
@@ -229,17 +256,16 @@ public final class ServerCalls {
         ServerKey key = new ServerKey(from, clientId);
         ServerRpc rpc = rpcs.get(key);
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
+            verdict.drop(DropReason.UNKNOWN_RPC);
             // Age 0 for a call we handled and forgot: "I may have run it", so the client never re-sends it.
-            long age = tombstones.containsKey(key) ? 0 : ctx.age();
-            ctx.sendControl(from, PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(clientId ^ 1, age));
+            control.rpcUnknown(from, clientId ^ 1, tombstones.containsKey(key) ? 0 : clock.age());
             return;
         }
         if (rpc.state() != ServerRpc.State.RECEIVING) {
-            rpc.silentTicks = 0;
+            rpc.silence().heard();
         } // else only request data is progress: a client that asks but cannot send what we lack must not keep
         // the RPC alive for ever (it expires, and the client's next RESEND restarts the call)
-        rpc.resetProbes(); // but it is alive: our own RESENDs for the missing bytes may go again
+        rpc.silence().resetProbes(); // but it is alive: our own RESENDs for the missing bytes may go again
         switch (rpc.state()) {
             case RECEIVING:
             case HANDLING:
@@ -248,11 +274,11 @@ public final class ServerCalls {
                 // drew ~140 RESENDs per second each); a lost grant is recovered by our own timer, whose RESEND
                 // for the missing range the client takes as a grant (tick). With every granted byte here, our
                 // scheduler holds the request back and BUSY is the truth.
-                ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
+                control.busy(from, rpc.wireId());
                 break;
             default:
-                if (ctx.transmitter.resend(rpc.response(), offset, length, priority)) {
-                    ctx.sendControl(from, PacketType.BUSY, ctx.encoder.busy(rpc.wireId()));
+                if (outbound.resend(rpc.response(), offset, length, priority)) {
+                    control.busy(from, rpc.wireId());
                 }
         }
     }
@@ -265,12 +291,12 @@ public final class ServerCalls {
     public void onRpcUnknown(InetSocketAddress from, long clientId) {
         ServerRpc rpc = rpcs.get(new ServerKey(from, clientId));
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
+            verdict.drop(DropReason.UNKNOWN_RPC);
             return;
         }
         boolean handling = rpc.state() == ServerRpc.State.HANDLING;
         free(rpc);
-        ctx.metrics.serverFreedByPeer();
+        metrics.serverFreedByPeer();
         if (handling) {
             notifyAbandoned(rpc, new RpcFailure(ErrorCode.CANCELLED, "the client abandoned the call", false));
         }
@@ -282,19 +308,19 @@ public final class ServerCalls {
      * freed, and the handler is told.
      */
     private void handlerTimedOut(ServerRpc rpc) {
-        ctx.metrics.handlerTimedOut();
-        long millis = ctx.config.handlerTimeoutTicks() * ctx.config.tickNanos() / 1_000_000;
+        metrics.handlerTimedOut();
+        long millis = config.handlerTimeoutTicks() * config.tickNanos() / 1_000_000;
         String text = "the handler did not reply within the server's handler timeout (" + millis + " ms)";
-        startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.DEADLINE_EXCEEDED, text),
+        startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.DEADLINE_EXCEEDED, text),
                 DataHeader.FLAG_ERROR);
         notifyAbandoned(rpc, new RpcFailure(ErrorCode.DEADLINE_EXCEEDED, text, false));
     }
 
     private void notifyAbandoned(ServerRpc rpc, RpcFailure why) {
         try {
-            ctx.listener.onRequestAbandoned(rpc.handle(), why);
+            listener.onRequestAbandoned(rpc.handle(), why);
         } catch (RuntimeException e) {
-            ctx.metrics.listenerError();
+            metrics.listenerError();
             log.warn("RpcListener.onRequestAbandoned threw for {}", rpc, e);
         }
     }
@@ -310,26 +336,26 @@ public final class ServerCalls {
             return;
         }
         if (response.nextOffset() == 0) {
-            ctx.retireOutgoing(response);
-            rpc.response(null);
-            startResponse(rpc, ErrorPayload.encode(ctx.allocator, ErrorCode.HANDLER_ERROR,
+            rpc.withdrawUnsentResponse();
+            outbound.retire(response);
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.HANDLER_ERROR,
                     "the handler's response buffer could not be read (released or changed after reply)"),
                     DataHeader.FLAG_ERROR);
             return;
         }
         free(rpc);
-        ctx.sendControl(rpc.peerAddress(), PacketType.RPC_UNKNOWN, ctx.encoder.rpcUnknown(rpc.wireId(), 0));
+        control.rpcUnknown(rpc.peerAddress(), rpc.wireId(), 0);
     }
 
     /** A client whose grant scheduler holds our response back: it still wants it. */
     public void onBusy(InetSocketAddress from, long clientId) {
         ServerRpc rpc = rpcs.get(new ServerKey(from, clientId));
         if (rpc == null) {
-            ctx.drop(DropReason.UNKNOWN_RPC);
+            verdict.drop(DropReason.UNKNOWN_RPC);
             return;
         }
-        rpc.silentTicks = 0;
-        rpc.resetProbes();
+        rpc.silence().heard();
+        rpc.silence().resetProbes();
     }
 
     /** The client has the whole response of {@code clientId}: free it (ignored for unknown ids). */
@@ -340,7 +366,7 @@ public final class ServerCalls {
         ServerRpc rpc = rpcs.get(new ServerKey(from, clientId));
         if (rpc != null && rpc.state() != ServerRpc.State.RECEIVING) {
             free(rpc);
-            ctx.metrics.serverFreedByAck();
+            metrics.serverFreedByAck();
         }
     }
 
@@ -352,12 +378,12 @@ public final class ServerCalls {
         }
         IncomingMessage request = rpc.request();
         if (request != null) {
-            ctx.retireIncoming(request, rpc.client());
+            receiver.retire(request, rpc.client());
             rpc.request(null);
         }
         OutgoingMessage response = rpc.response();
         if (response != null) {
-            ctx.retireOutgoing(response);
+            outbound.retire(response);
             rpc.response(null);
         }
         rpc.client().rpcClosed();
@@ -383,56 +409,57 @@ public final class ServerCalls {
     }
 
     private void tick(ServerRpc rpc) {
+        RpcSilence silent = rpc.silence();
         switch (rpc.state()) {
             case RECEIVING: {
                 IncomingMessage request = rpc.request();
                 if (request.outstandingBytes() == 0) {
-                    rpc.silentTicks = 0; // waiting for our own grant scheduler, not for the client
-                    ctx.keepAlive(rpc, ++rpc.heldTicks);
+                    // waiting for our own grant scheduler, not for the client
+                    if (silent.heldTick(silenceRules)) {
+                        control.busy(rpc.peerAddress(), rpc.wireId());
+                    }
                     return;
                 }
-                rpc.heldTicks = 0;
-                rpc.silentTicks++;
-                if (ctx.silence.abortDue(rpc.silentTicks)) {
+                int silentTicks = silent.silentTick();
+                if (silenceRules.abortDue(silentTicks)) {
                     expire(rpc);
-                } else if (rpc.isAddressProven() ? ctx.silence.resendDue(rpc.silentTicks)
-                        : rpc.takeProbe(ctx.silence, ctx.silence.resendTicks(), true)) {
-                    ctx.requestGaps(rpc, request);
+                } else if (rpc.isAddressProven() ? silenceRules.resendDue(silentTicks)
+                        : silent.takeProbe(silenceRules, silenceRules.resendTicks(), true)) {
+                    control.requestGaps(rpc, request);
                 }
                 return;
             }
             case HANDLING:
-                rpc.silentTicks = 0;
-                if (rpc.handlingTick() >= ctx.config.handlerTimeoutTicks()) {
+                silent.heard();
+                if (rpc.handlingTick() >= config.handlerTimeoutTicks()) {
                     handlerTimedOut(rpc);
                 }
                 return;
             case RESPONDING:
                 if (rpc.response().hasUnsentGrantedBytes()) {
-                    rpc.silentTicks = 0;
+                    silent.heard();
                     return;
                 }
-                rpc.silentTicks++;
-                if (ctx.silence.abortDue(rpc.silentTicks)) {
+                if (silenceRules.abortDue(silent.silentTick())) {
                     expire(rpc);
                 }
                 return;
             default: // AWAITING_ACK
                 if (rpc.response().hasUnsentGrantedBytes()) {
-                    rpc.silentTicks = 0; // retransmissions still queued
+                    silent.heard(); // retransmissions still queued
                     return;
                 }
-                rpc.silentTicks++;
-                if (ctx.silence.abortDue(rpc.silentTicks)) {
+                int silentTicks = silent.silentTick();
+                if (silenceRules.abortDue(silentTicks)) {
                     expire(rpc);
-                } else if (rpc.takeProbe(ctx.silence, ctx.silence.needAckTicks(), !rpc.isAddressProven())) {
-                    ctx.sendControl(rpc.peerAddress(), PacketType.NEED_ACK, ctx.encoder.needAck(rpc.wireId()));
+                } else if (silent.takeProbe(silenceRules, silenceRules.needAckTicks(), !rpc.isAddressProven())) {
+                    control.needAck(rpc.peerAddress(), rpc.wireId());
                 }
         }
     }
 
     private void expire(ServerRpc rpc) {
         free(rpc);
-        ctx.metrics.serverExpired();
+        metrics.serverExpired();
     }
 }

@@ -1,9 +1,10 @@
 package io.homa4j.core.rpc;
 
 import io.homa4j.core.incoming.IncomingMessage;
+import io.homa4j.core.message.MessageOwner;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.peer.Peer;
-import io.homa4j.core.timer.SilenceRules;
+import io.homa4j.core.timer.RpcSilence;
 
 import java.net.InetSocketAddress;
 
@@ -11,7 +12,7 @@ import java.net.InetSocketAddress;
  * The server side of one RPC, from its first request packet until the client acknowledges the response (or the
  * RPC expires). The handle given to the application is engine-local and never reused. Engine thread only.
  */
-public final class ServerRpc implements Rpc {
+public final class ServerRpc implements MessageOwner {
     /** Lifecycle; the handler runs exactly once, on the RECEIVING to HANDLING transition. */
     public enum State {
         /** Request bytes arriving. */
@@ -30,20 +31,13 @@ public final class ServerRpc implements Rpc {
     private State state = State.RECEIVING;
     private IncomingMessage request;
     private OutgoingMessage response;
-    /** Timer ticks since the last packet from the client for this RPC (see the timer package). */
-    public int silentTicks;
-    /** Timer ticks our own grant scheduler has held this RPC's incoming message back (drives BUSY keepalives). */
-    public int heldTicks;
+    private final RpcSilence silence = new RpcSilence();
     /** Timer ticks spent in HANDLING (bounded by the handler timeout). */
     private int handlingTicks;
     /** The client sent more than the unscheduled bytes: it follows our grants, so its address is its own. */
     private boolean addressProven;
-    /** RESENDs / NEED_ACKs sent since the client was last heard (see {@code SilenceRules.probeDue}). */
-    private int unansweredProbes;
-    /** {@link #silentTicks} when the last probe went or the client was last heard. */
-    private int silenceAtLastProbe;
 
-    public ServerRpc(long handle, ServerKey key, Peer client) {
+    ServerRpc(long handle, ServerKey key, Peer client) {
         this.handle = handle;
         this.key = key;
         this.client = client;
@@ -55,10 +49,6 @@ public final class ServerRpc implements Rpc {
 
     public ServerKey key() {
         return key;
-    }
-
-    public long clientId() {
-        return key.clientId();
     }
 
     public Peer client() {
@@ -89,65 +79,73 @@ public final class ServerRpc implements Rpc {
     public void onAllSent(long nowNanos) {
         if (state == State.RESPONDING) {
             state = State.AWAITING_ACK;
-            silentTicks = 0;
-            resetProbes();
+            silence.heard();
+            silence.resetProbes();
         }
-    }
-
-    /**
-     * A packet of this RPC came from the client (it is alive), or a new wait for it begins: the probe budget is
-     * whole again and the next probe waits a full first interval from now. Call after setting {@link #silentTicks}.
-     */
-    public void resetProbes() {
-        unansweredProbes = 0;
-        silenceAtLastProbe = silentTicks;
-    }
-
-    /**
-     * Whether a probe may go now under {@code rules} (capped unless the client proved its address); if so it is
-     * counted as sent.
-     */
-    public boolean takeProbe(SilenceRules rules, int firstAfterTicks, boolean capped) {
-        if (silentTicks < silenceAtLastProbe) {
-            resetProbes(); // the silence was ended (and restarted) since: a fresh budget
-            silenceAtLastProbe = 0;
-        }
-        if (!rules.probeDue(silentTicks, silenceAtLastProbe, unansweredProbes, firstAfterTicks, capped)) {
-            return false;
-        }
-        unansweredProbes++;
-        silenceAtLastProbe = silentTicks;
-        return true;
-    }
-
-    /** Records that the client sent more than the unscheduled bytes of its request (see SilenceRules). */
-    public void addressProven() {
-        addressProven = true;
-    }
-
-    /** Whether the client proved its address: its probes are not capped. */
-    public boolean isAddressProven() {
-        return addressProven;
-    }
-
-    /** One more tick in HANDLING; returns the ticks spent there so far. */
-    public int handlingTick() {
-        return ++handlingTicks;
     }
 
     public State state() {
         return state;
     }
 
-    public void state(State s) {
-        state = s;
+    /** The request is complete (or refused): from now on the RPC waits for the handler's reply. */
+    void handling() {
+        if (state != State.RECEIVING) {
+            throw new IllegalStateException(this + ": handled twice");
+        }
+        state = State.HANDLING;
+        silence.heard();
+        silence.resetProbes();
+    }
+
+    /** The reply was given: {@code m} carries it. */
+    void responding(OutgoingMessage m) {
+        if (state != State.HANDLING) {
+            throw new IllegalStateException(this + ": a reply outside HANDLING");
+        }
+        response = m;
+        state = State.RESPONDING;
+        silence.heard();
+        silence.resetProbes();
+    }
+
+    /**
+     * The response could not be read before any byte of it left: the RPC is back to HANDLING without it, so a
+     * replacement (an error response) can go instead.
+     */
+    void withdrawUnsentResponse() {
+        if (state != State.RESPONDING) {
+            throw new IllegalStateException(this + ": withdrawing a response in " + state);
+        }
+        response = null;
+        state = State.HANDLING;
+    }
+
+    /** Records that the client sent more than the unscheduled bytes of its request (see SilenceRules). */
+    void addressProven() {
+        addressProven = true;
+    }
+
+    /** Whether the client proved its address: its probes are not capped. */
+    boolean isAddressProven() {
+        return addressProven;
+    }
+
+    /** One more tick in HANDLING; returns the ticks spent there so far. */
+    int handlingTick() {
+        return ++handlingTicks;
+    }
+
+    /** The silence tracking of this RPC; changed by {@code ServerCalls} only, through its methods. */
+    RpcSilence silence() {
+        return silence;
     }
 
     public IncomingMessage request() {
         return request;
     }
 
-    public void request(IncomingMessage m) {
+    void request(IncomingMessage m) {
         request = m;
     }
 
@@ -155,7 +153,7 @@ public final class ServerRpc implements Rpc {
         return response;
     }
 
-    public void response(OutgoingMessage m) {
+    void response(OutgoingMessage m) {
         response = m;
     }
 

@@ -9,6 +9,11 @@ import io.netty.buffer.ByteBuf;
  * the RPC exist, does the length match earlier packets) are the engine's.
  *
  * <p>Never throws for any buffer content. Stateless and thread-safe.
+ *
+ * <p>The verdict is a {@link DropReason}, the one arrow from {@code wire} up to {@code metrics} (which counts by
+ * {@link PacketType}, so the packages refer to each other): both are dependency-free enums, the public vocabulary
+ * of the counters, so no class depends on itself through them, and a wire-local verdict type would need a second
+ * list of the same reasons and a mapping between them.
  */
 public final class PacketDecoder {
     /** Longest fixed header of any type: the most bytes {@link #check} reads. */

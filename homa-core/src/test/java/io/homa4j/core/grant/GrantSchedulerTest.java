@@ -3,7 +3,7 @@ package io.homa4j.core.grant;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.priority.ScheduledPriorities;
-import io.homa4j.core.rpc.Rpc;
+import io.homa4j.core.message.MessageOwner;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketEncoder;
 import io.netty.buffer.ByteBuf;
@@ -28,7 +28,7 @@ class GrantSchedulerTest {
     private static final PacketEncoder SENDER = new PacketEncoder(new UnpooledByteBufAllocator(false, true));
     private static final int UNSCHEDULED = 20_000;
 
-    private record FakeRpc(InetSocketAddress peerAddress) implements Rpc {
+    private record FakeRpc(InetSocketAddress peerAddress) implements MessageOwner {
         @Override public long wireId() { return 2; }
         @Override public long takePiggybackAck() { return 0; }
         @Override public int cutoffsVersion() { return 0; }

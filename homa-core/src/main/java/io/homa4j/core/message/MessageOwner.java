@@ -1,12 +1,14 @@
-package io.homa4j.core.rpc;
+package io.homa4j.core.message;
 
 import java.net.InetSocketAddress;
 
 /**
- * What the message machinery (outgoing, incoming, grant) needs to know about the RPC a message belongs to.
- * Implemented by {@link ClientRpc} and {@link ServerRpc}. Engine thread only.
+ * What the message machinery ({@code outgoing}, {@code incoming}, {@code grant}) needs to know about the RPC a
+ * message belongs to, and the two events it reports back. It lives below those packages (not in {@code rpc},
+ * which implements it with {@code ClientRpc} and {@code ServerRpc}) so that every package arrow points down, to
+ * the concerns a package uses. Engine thread only.
  */
-public interface Rpc {
+public interface MessageOwner {
     /** The other end. */
     InetSocketAddress peerAddress();
 
