@@ -9,8 +9,14 @@ import java.util.Objects;
  */
 public final class CallOptions {
 
-    /** No deadline: the call ends with the response or when the server stops answering. */
+    /**
+     * The endpoint's default deadline ({@link HomaEndpointBuilder#defaultCallTimeout}, 30 s unless set): a call
+     * whose server never answers (a handler that never replies keeps it alive with BUSY) still ends.
+     */
     public static final CallOptions DEFAULT = new CallOptions(0, Long.MAX_VALUE);
+
+    /** No deadline at all: the call ends with the response, when the server stops answering, or when cancelled. */
+    public static final CallOptions NO_DEADLINE = new CallOptions(0, Long.MAX_VALUE);
 
     private final long timeoutNanos;   // relative, > 0; 0 when an absolute deadline (or none) is used
     private final long deadlineNanos;  // absolute System.nanoTime(), or Long.MAX_VALUE
@@ -48,13 +54,18 @@ public final class CallOptions {
         return new CallOptions(0, nanoTime);
     }
 
-    /** The absolute deadline for a call started at {@code nowNanos}; {@code Long.MAX_VALUE} for none. */
-    long deadlineFrom(long nowNanos) {
-        if (timeoutNanos > 0) {
-            long deadline = nowNanos + timeoutNanos;
+    /**
+     * The absolute deadline for a call started at {@code nowNanos}; {@code Long.MAX_VALUE} for none.
+     *
+     * @param defaultTimeoutNanos the endpoint's default, used for {@link #DEFAULT} ({@code Long.MAX_VALUE}: none)
+     */
+    long deadlineFrom(long nowNanos, long defaultTimeoutNanos) {
+        long timeout = this == DEFAULT ? defaultTimeoutNanos : timeoutNanos;
+        if (timeout > 0 && timeout != Long.MAX_VALUE) {
+            long deadline = nowNanos + timeout;
             return deadline < nowNanos ? Long.MAX_VALUE : deadline; // overflow: effectively no deadline
         }
-        return deadlineNanos;
+        return this == DEFAULT ? Long.MAX_VALUE : deadlineNanos;
     }
 
     @Override
@@ -62,6 +73,9 @@ public final class CallOptions {
         if (timeoutNanos > 0) {
             return "CallOptions{timeout=" + Duration.ofNanos(timeoutNanos) + '}';
         }
-        return deadlineNanos == Long.MAX_VALUE ? "CallOptions{DEFAULT}" : "CallOptions{deadlineNanos=" + deadlineNanos + '}';
+        if (this == DEFAULT) {
+            return "CallOptions{DEFAULT}";
+        }
+        return deadlineNanos == Long.MAX_VALUE ? "CallOptions{NO_DEADLINE}" : "CallOptions{deadlineNanos=" + deadlineNanos + '}';
     }
 }

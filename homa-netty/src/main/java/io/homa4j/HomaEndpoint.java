@@ -47,8 +47,11 @@ public final class HomaEndpoint implements AutoCloseable {
     private final EngineHost host;
     private final ClientCallTable calls;
     private final ServerDispatcher server;
+    /** For {@link CallOptions#DEFAULT}; Long.MAX_VALUE for none. */
+    private final long defaultCallTimeoutNanos;
 
-    HomaEndpoint(EngineHost host, ClientCallTable calls, ServerDispatcher server) {
+    HomaEndpoint(EngineHost host, ClientCallTable calls, ServerDispatcher server, long defaultCallTimeoutNanos) {
+        this.defaultCallTimeoutNanos = defaultCallTimeoutNanos;
         this.host = host;
         this.calls = calls;
         this.server = server;
@@ -138,10 +141,15 @@ public final class HomaEndpoint implements AutoCloseable {
      * it aborts the RPC and frees its state.
      *
      * @throws NullPointerException     for a null argument
-     * @throws IllegalArgumentException for an unresolved address or port 0
+     * @throws IllegalArgumentException for an unresolved address or port 0, or a request buffer already
+     *                                  released (a mistake of the caller's: it fails this call alone, and an
+     *                                  engine handed such a buffer used to fail every later call)
      */
     public CompletableFuture<ByteBuf> call(InetSocketAddress server, ByteBuf request, CallOptions options) {
         Objects.requireNonNull(request, "request");
+        if (request.refCnt() <= 0) {
+            throw new IllegalArgumentException("the request buffer was already released");
+        }
         long now = System.nanoTime();
         try {
             checkDestination(server);
@@ -151,7 +159,7 @@ public final class HomaEndpoint implements AutoCloseable {
             throw e;
         }
         PendingCall.OfBuf call = new PendingCall.OfBuf(calls, server, request.readableBytes(), now);
-        calls.start(call, request, options.deadlineFrom(now));
+        calls.start(call, request, options.deadlineFrom(now, defaultCallTimeoutNanos));
         return call;
     }
 
@@ -170,7 +178,7 @@ public final class HomaEndpoint implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         long now = System.nanoTime();
         PendingCall.OfBytes call = new PendingCall.OfBytes(calls, server, request.length, now);
-        calls.start(call, Unpooled.wrappedBuffer(request), options.deadlineFrom(now));
+        calls.start(call, Unpooled.wrappedBuffer(request), options.deadlineFrom(now, defaultCallTimeoutNanos));
         return call;
     }
 
@@ -312,6 +320,7 @@ public final class HomaEndpoint implements AutoCloseable {
      */
     private void closeOnLoop() {
         host.stopEngine(); // the engine fails its calls through the listener
+        server.cancelAll(); // and drops its server RPCs: their handlers learn nobody waits
         calls.cancelAll(); // anything it missed
         host.closeSockets();
     }

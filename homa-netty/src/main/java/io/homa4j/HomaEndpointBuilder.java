@@ -45,6 +45,7 @@ public final class HomaEndpointBuilder {
     private int maxCallsInFlight; // 0: the config's maxOutstandingRpcs
     private int maxPendingRequests = Integer.MAX_VALUE;
     private Executor callbackExecutor;
+    private long defaultCallTimeoutNanos = TimeUnit.SECONDS.toNanos(30);
 
     HomaEndpointBuilder() {
     }
@@ -204,6 +205,28 @@ public final class HomaEndpointBuilder {
         return this;
     }
 
+    /**
+     * The deadline of calls made with {@link CallOptions#DEFAULT}; default 30 s. Without one, a call to a server
+     * whose handler never replies never ended (the server's BUSY answers keep it alive); with it the call fails
+     * with DEADLINE_EXCEEDED and the server is told, so it frees the RPC and its handler learns
+     * ({@link RpcContext#isCancelled()}). {@code null} means no default deadline. A call can still choose its own
+     * ({@link CallOptions#timeout}) or none ({@link CallOptions#NO_DEADLINE}).
+     *
+     * @return this builder
+     */
+    public HomaEndpointBuilder defaultCallTimeout(Duration timeout) {
+        if (timeout == null) {
+            this.defaultCallTimeoutNanos = Long.MAX_VALUE;
+            return this;
+        }
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("defaultCallTimeout must be positive: " + timeout);
+        }
+        this.defaultCallTimeoutNanos = timeout.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE
+                : timeout.toNanos();
+        return this;
+    }
+
     /** Test hook: the engine to drive instead of {@code HomaEngine}. */
     HomaEndpointBuilder engineFactory(ProtocolEngine.Factory factory) {
         this.engineFactory = Objects.requireNonNull(factory, "factory");
@@ -267,7 +290,12 @@ public final class HomaEndpointBuilder {
             public void onCallFailed(long rpcId, RpcFailure failure) {
                 calls.onCallFailed(rpcId, failure);
             }
+
+            @Override
+            public void onRequestAbandoned(long serverHandle, RpcFailure why) {
+                server.onRequestAbandoned(serverHandle, why);
+            }
         });
-        return new HomaEndpoint(host, calls, server);
+        return new HomaEndpoint(host, calls, server, defaultCallTimeoutNanos);
     }
 }

@@ -28,4 +28,20 @@ public interface RpcContext {
 
     /** True once a reply or failure was given. */
     boolean isReplied();
+
+    /**
+     * True once nobody waits for this RPC's reply any more: the client gave the call up (cancelled it, its deadline
+     * passed) and told the server, the handler ran past the server's handler timeout
+     * ({@code HomaConfig.handlerTimeoutTicks}; the client got DEADLINE_EXCEEDED), or the endpoint closed. A
+     * reply after that is dropped and counted ({@code MetricsSnapshot.deadHandleReplies}). A handler doing long
+     * work should check it, or use {@link #onCancel}, and stop. Thread-safe.
+     */
+    boolean isCancelled();
+
+    /**
+     * Runs {@code callback} once when the RPC becomes cancelled (see {@link #isCancelled()}), on the endpoint's
+     * event loop (so it must not block); at once, on this thread, when it already is. Never runs for an RPC that
+     * was replied to before it was cancelled. Thread-safe.
+     */
+    void onCancel(Runnable callback);
 }

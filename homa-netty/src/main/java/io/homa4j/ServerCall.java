@@ -3,8 +3,11 @@ package io.homa4j;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -12,6 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class ServerCall implements RpcContext {
     private final ServerDispatcher dispatcher;
     private final AtomicBoolean replied = new AtomicBoolean();
+    private volatile boolean cancelled;
+    /** Guarded by this. */
+    private List<Runnable> cancelCallbacks;
     final long handle;
     final InetSocketAddress client;
     final int requestBytes;
@@ -35,6 +41,10 @@ final class ServerCall implements RpcContext {
     @Override
     public void reply(ByteBuf response) {
         Objects.requireNonNull(response, "response");
+        if (response.refCnt() <= 0) {
+            // Checked before the reply counts as given: the handler's exception then answers HANDLER_ERROR.
+            throw new IllegalArgumentException("the response buffer was already released");
+        }
         if (!replied.compareAndSet(false, true)) {
             ReferenceCountUtil.release(response);
             throw new IllegalStateException("this RPC was already replied to");
@@ -69,6 +79,50 @@ final class ServerCall implements RpcContext {
     @Override
     public boolean isReplied() {
         return replied.get();
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    @Override
+    public void onCancel(Runnable callback) {
+        Objects.requireNonNull(callback, "callback");
+        synchronized (this) {
+            if (!cancelled) {
+                if (cancelCallbacks == null) {
+                    cancelCallbacks = new ArrayList<>(1);
+                }
+                cancelCallbacks.add(callback);
+                return;
+            }
+        }
+        callback.run();
+    }
+
+    /** Marks the RPC cancelled and runs the callbacks registered so far; once. Event loop. */
+    void cancel() {
+        List<Runnable> toRun;
+        synchronized (this) {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            toRun = cancelCallbacks;
+            cancelCallbacks = null;
+        }
+        if (toRun == null) {
+            return;
+        }
+        for (Runnable callback : toRun) {
+            try {
+                callback.run();
+            } catch (RuntimeException e) {
+                LoggerFactory.getLogger(ServerCall.class).warn("an RpcContext.onCancel callback threw (request from {})",
+                        client, e);
+            }
+        }
     }
 
     @Override

@@ -1,11 +1,16 @@
 package io.homa4j;
 
+import io.homa4j.core.RpcFailure;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.IllegalReferenceCountException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -27,6 +32,11 @@ final class ServerDispatcher {
     private final AtomicReference<Service> service = new AtomicReference<>();
     /** Requests handed to the handler whose answer has not reached the loop yet; event loop only. */
     private int pending;
+    /**
+     * Requests handed to the handler whose reply has not reached the loop yet, by engine handle: the ones to tell
+     * when the client gives up or the handler timeout passes. Event loop only.
+     */
+    private final Map<Long, ServerCall> unanswered = new HashMap<>();
 
     /** @param executor where the handler runs, or null for the event loop */
     private record Service(RpcHandler handler, Executor executor) {
@@ -67,6 +77,7 @@ final class ServerDispatcher {
             return;
         }
         ServerCall ctx = new ServerCall(this, handle, client, request.readableBytes(), host.now());
+        unanswered.put(handle, ctx);
         Service s = service.get();
         if (s == null) {
             request.release();
@@ -116,25 +127,56 @@ final class ServerDispatcher {
     }
 
     private void answered(ServerCall ctx) {
+        unanswered.remove(ctx.handle);
         if (ctx.dispatched) {
             ctx.dispatched = false;
             pending--;
         }
     }
 
-    /** Sends the reply of {@code ctx}; takes ownership of {@code response} (released when the RPC is gone). */
+    /**
+     * The engine's upcall: nobody waits for the reply of {@code handle} any more (the client gave up, or the
+     * handler timeout passed). Event loop.
+     */
+    void onRequestAbandoned(long handle, RpcFailure why) {
+        ServerCall ctx = unanswered.remove(handle);
+        if (ctx != null) {
+            LOG.debug("request from {} abandoned: {} {}", ctx.client, why.code(), why.message());
+            ctx.cancel();
+        }
+    }
+
+    /** The endpoint closed: every handler still running learns that its reply will go nowhere. Event loop. */
+    void cancelAll() {
+        List<ServerCall> running = new ArrayList<>(unanswered.values());
+        unanswered.clear();
+        for (ServerCall ctx : running) {
+            ctx.cancel();
+        }
+    }
+
+    /**
+     * Sends the reply of {@code ctx}; takes ownership of {@code response} (released when the RPC is gone; a handler
+     * that released it behind our back is the engine's to count).
+     */
     void sendReply(ServerCall ctx, ByteBuf response) {
         host.onLoop(() -> {
+            answered(ctx);
             if (host.engineStopped()) {
-                response.release();
+                releaseUnlessReleased(response);
                 return;
             }
-            answered(ctx);
             int length = response.readableBytes();
             if (host.engine().reply(ctx.handle, response, host.now())) {
                 observers.requestServed(ctx, length, host.now());
             }
-        }, response::release);
+        }, () -> releaseUnlessReleased(response));
+    }
+
+    private static void releaseUnlessReleased(ByteBuf b) {
+        if (b.refCnt() > 0) {
+            b.release();
+        }
     }
 
     /** Fails the RPC of {@code ctx} with HANDLER_ERROR and {@code message}. */

@@ -127,7 +127,7 @@ public final class HomaEngine {
         SilenceRules silence = new SilenceRules(config);
         ControlSender control = new ControlSender(config, transmitter, encoder, clock, ownCutoffs);
         this.receiver = new Receiver(config, metrics, verdict, grants, clock, control);
-        this.outbound = new Outbound(config, transmitter, clock);
+        this.outbound = new Outbound(config, transmitter, clock, metrics);
         this.clients = new ClientCalls(config, listener, allocator, metrics, clock, verdict, peers, receiver, outbound,
                 control, tickClock, silence);
         this.servers = new ServerCalls(config, listener, allocator, metrics, clock, verdict, peers, receiver, outbound,

@@ -33,6 +33,7 @@ public final class Metrics {
     long sinkErrors;
     long unreadableMessages;
     long handlerTimeouts;
+    long buffersReleasedByOwner;
     int grantedMessagesHighWater;
     long grantedBytesOutstandingHighWater;
     long bufferedBytesHighWater;
@@ -127,6 +128,11 @@ public final class Metrics {
     /** A request or response whose buffer could not be read (released or changed under the engine). */
     public void unreadableMessage() {
         unreadableMessages++;
+    }
+
+    /** A request or response released by the application after it handed it over (absorbed by the engine). */
+    public void bufferReleasedByOwner() {
+        buffersReleasedByOwner++;
     }
 
     /** A server RPC whose handler did not reply within the handler timeout. */

@@ -38,6 +38,7 @@ public final class MetricsSnapshot {
     private final long sinkErrors;
     private final long unreadableMessages;
     private final long handlerTimeouts;
+    private final long buffersReleasedByOwner;
     private final int grantedMessagesHighWater;
     private final long grantedBytesOutstandingHighWater;
     private final long bufferedBytesHighWater;
@@ -72,6 +73,7 @@ public final class MetricsSnapshot {
         this.sinkErrors = m.sinkErrors;
         this.unreadableMessages = m.unreadableMessages;
         this.handlerTimeouts = m.handlerTimeouts;
+        this.buffersReleasedByOwner = m.buffersReleasedByOwner;
         this.grantedMessagesHighWater = m.grantedMessagesHighWater;
         this.grantedBytesOutstandingHighWater = m.grantedBytesOutstandingHighWater;
         this.bufferedBytesHighWater = m.bufferedBytesHighWater;
@@ -154,10 +156,17 @@ public final class MetricsSnapshot {
     public long sinkErrors() { return sinkErrors; }
 
     /**
-     * Requests and responses whose buffer could not be read while being sent (the application released or
-     * changed it after handing it over): each failed its own RPC alone.
+     * Requests and responses whose buffer could not be read while being sent (already released when handed over,
+     * or shrunk by the application afterwards): each failed its own RPC alone.
      */
     public long unreadableMessages() { return unreadableMessages; }
+
+    /**
+     * Requests and responses the application released after handing them over (a misuse: the engine owned them).
+     * The engine holds a reference of its own while it sends a message, so such a message still went out whole;
+     * this counts the mistakes it absorbed.
+     */
+    public long buffersReleasedByOwner() { return buffersReleasedByOwner; }
 
     /** Server RPCs answered DEADLINE_EXCEEDED because the handler did not reply within the handler timeout. */
     public long handlerTimeouts() { return handlerTimeouts; }
@@ -218,7 +227,7 @@ public final class MetricsSnapshot {
                 .add("restarts=" + clientRestarts).add("delivered=" + requestsDelivered)
                 .add("retransmitted=" + retransmittedPackets).add("granted=" + grantedBytes)
                 .add("grantedMessagesHW=" + grantedMessagesHighWater).add("sinkErrors=" + sinkErrors)
-                .add("unreadable=" + unreadableMessages).add("handlerTimeouts=" + handlerTimeouts)
+                .add("unreadable=" + unreadableMessages).add("releasedByOwner=" + buffersReleasedByOwner).add("handlerTimeouts=" + handlerTimeouts)
                 .add("clientRpcs=" + clientRpcs).add("serverRpcs=" + serverRpcs)
                 .add("buffered=" + bufferedBytes).add("outgoing=" + outgoingBytes);
         return j.toString();

@@ -3,6 +3,7 @@ package io.homa4j.core.outgoing;
 import io.homa4j.core.order.Ranked;
 import io.homa4j.core.message.MessageOwner;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.IllegalReferenceCountException;
 
 /**
  * One request or response being sent: its payload, how far it has been transmitted, how far the receiver lets
@@ -216,16 +217,29 @@ public final class OutgoingMessage implements Ranked {
     }
 
     /**
-     * Frees the payload. Idempotent. A payload its owner already released behind our back (the API's misuse that
-     * {@link #unreadable} reports) is not released again: that would throw, and its memory is already back.
+     * Frees the payload: the reference handed over with it and the engine's own guard reference (see
+     * {@code Outbound.send}). Idempotent.
+     *
+     * @return true when the application had released the payload after handing it over (only the guard was
+     *         left to release)
      */
-    public void release() {
-        if (!released) {
-            released = true;
-            if (payload.refCnt() > 0) {
-                payload.release();
+    public boolean release() {
+        if (released) {
+            return false;
+        }
+        released = true;
+        if (payload.refCnt() >= 2) {
+            try {
+                payload.release(2);
+                return false;
+            } catch (IllegalReferenceCountException releasedMeanwhile) {
+                // the application released it on another thread between the two calls; fall through
             }
         }
+        if (payload.refCnt() > 0) {
+            payload.release();
+        }
+        return true;
     }
 
     /** Marks the payload as unreadable: the message will never be sent again (its RPC is failed instead). */

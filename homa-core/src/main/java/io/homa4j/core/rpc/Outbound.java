@@ -2,6 +2,7 @@ package io.homa4j.core.rpc;
 
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.message.MessageOwner;
+import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.outgoing.Transmitter;
 import io.homa4j.core.peer.Peer;
@@ -17,12 +18,14 @@ public final class Outbound {
     private final HomaConfig config;
     private final Transmitter transmitter;
     private final EngineClock clock;
+    private final Metrics metrics;
     private long outgoingBytes;
 
-    public Outbound(HomaConfig config, Transmitter transmitter, EngineClock clock) {
+    public Outbound(HomaConfig config, Transmitter transmitter, EngineClock clock, Metrics metrics) {
         this.config = config;
         this.transmitter = transmitter;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     /** Bytes of requests and responses held for (re)transmission. */
@@ -30,8 +33,17 @@ public final class Outbound {
         return outgoingBytes;
     }
 
-    /** A new outgoing message for {@code owner}; takes ownership of {@code payload}. Sending starts at once. */
+    /**
+     * A new outgoing message for {@code owner}; takes ownership of {@code payload}. Sending starts at once.
+     *
+     * <p>Also takes a reference of the engine's own on {@code payload} (released with the handed-over one by
+     * {@link #retire}): an application that releases a buffer after handing it over would otherwise free memory
+     * the engine still reads, and a pooled allocator recycles the freed buffer for another allocation, so the
+     * engine would send another message's bytes and later release that buffer too (seen over UDP: one handler
+     * doing {@code ctx.reply(buf); buf.release()} broke the server for every client).
+     */
     OutgoingMessage send(MessageOwner owner, Peer peer, ByteBuf payload, int flags) {
+        payload.retain();
         UnscheduledCutoffs cutoffs = peer.cutoffs();
         int length = payload.readableBytes();
         outgoingBytes += length;
@@ -59,7 +71,9 @@ public final class Outbound {
     /** Stops sending {@code m} and frees its payload. */
     void retire(OutgoingMessage m) {
         transmitter.remove(m);
-        m.release();
+        if (m.release()) {
+            metrics.bufferReleasedByOwner();
+        }
         outgoingBytes -= m.length();
     }
 }
