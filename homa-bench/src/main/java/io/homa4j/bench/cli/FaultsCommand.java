@@ -26,9 +26,10 @@ final class FaultsCommand implements Command {
             "  faults   [--loss 0.01,0.1,0.3] [--calls 10000] [--workload w4] [--max-message 4000000]",
             "           [--max-outstanding 16] [--duplicate P] [--delay P] [--max-delay-us 500] [--corrupt P]",
             "           [--seed 1] [--hang-seconds 30] [--rtt-us 100] [--verbose true]",
+            "           [--handler echo|never-reply|released-reply]   (every tenth request mishandled)",
             "           echo calls over loopback UDP with injected faults; counts how each call ended per loss level");
     private static final Set<String> OPTIONS = Set.of("loss", "calls", "workload", "max-message", "max-outstanding",
-            "duplicate", "delay", "max-delay-us", "corrupt", "seed", "hang-seconds", "rtt-us", "verbose");
+            "duplicate", "delay", "max-delay-us", "corrupt", "seed", "hang-seconds", "rtt-us", "verbose", "handler");
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
@@ -50,6 +51,20 @@ final class FaultsCommand implements Command {
         HomaConfig config = HomaConfig.builder().rttMicros(args.intValue("rtt-us", 100, 1, 1_000_000))
                 .maxMessageBytes(maxMessage).build();
         boolean verbose = Boolean.parseBoolean(args.string("verbose", "false"));
+        FaultPlan.Handler handler;
+        switch (args.string("handler", "echo")) {
+            case "echo":
+                handler = FaultPlan.Handler.ECHO;
+                break;
+            case "never-reply":
+                handler = FaultPlan.Handler.NEVER_REPLY;
+                break;
+            case "released-reply":
+                handler = FaultPlan.Handler.RELEASED_REPLY;
+                break;
+            default:
+                throw new UsageException("faults: --handler is echo, never-reply or released-reply");
+        }
         Faults others = new Faults(0, corrupt, duplicate, delay, delay > 0 ? maxDelayNanos : 0);
 
         out.println(String.format(Locale.ROOT, "faults: %d calls per level, %s truncated at %d B, %d outstanding,"
@@ -58,9 +73,11 @@ final class FaultsCommand implements Command {
         boolean clean = true;
         for (double loss : losses) {
             FaultPlan plan = new FaultPlan(others.withDrop(loss), calls, workload, maxOutstanding, seed, config,
-                    Duration.ofSeconds(hangSeconds));
+                    Duration.ofSeconds(hangSeconds), handler);
             FaultOutcome outcome = FaultRun.run(plan);
             out.println(row(outcome) + "  load " + Provenance.loadAverage());
+            out.println("    calls ended vs started: " + (outcome.calls() - outcome.unfinished()) + " of "
+                    + outcome.calls() + " (handler " + handler + ")");
             out.println("    filter towards server: " + counts(outcome.towardsServer()) + "; towards client: "
                     + counts(outcome.towardsClient()) + "; handler runs " + outcome.handlerRuns()
                     + "; engine drops " + outcome.engineDrops());

@@ -1,5 +1,6 @@
 package io.homa4j.bench.cli;
 
+import io.homa4j.bench.hostile.HostilePeer;
 import io.homa4j.bench.hostile.HostilePlan;
 import io.homa4j.bench.hostile.HostileResult;
 import io.homa4j.bench.hostile.HostileRun;
@@ -21,9 +22,11 @@ final class HostileCommand implements Command {
     static final String USAGE = String.join("\n",
             "  hostile  [--seconds 10] [--rate 20000] [--ports 256] [--max-server-rpcs N] [--max-buffered-total B]",
             "           [--max-buffered-per-peer B] [--max-message 1000000] [--flood-bytes 60000] [--seed 1]",
-            "           spoofed and flooding peer vs an echo server with a real client; caps default to HomaConfig's");
+            "           [--attack mixed|memory|reflect]",
+            "           spoofed and flooding peer vs an echo server with a real client; caps default to HomaConfig's;",
+            "           memory: only first packets declaring --max-message; reflect: only 69-byte first packets");
     private static final Set<String> OPTIONS = Set.of("seconds", "rate", "ports", "max-server-rpcs",
-            "max-buffered-total", "max-buffered-per-peer", "max-message", "flood-bytes", "seed");
+            "max-buffered-total", "max-buffered-per-peer", "max-message", "flood-bytes", "seed", "attack");
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
@@ -37,7 +40,17 @@ final class HostileCommand implements Command {
         out.println(String.format(Locale.ROOT, "real calls: started %d  completed byte-exact %d  failed typed %s"
                         + "  mismatched %d  untyped %d  lost %d", r.realStarted(), r.realCompleted(), r.realFailed(),
                 r.realMismatched(), r.realUntyped(), r.realLost()));
-        out.println("attack datagrams sent: " + r.attackPacketsTotal() + " " + r.attackPackets());
+        out.println("attack datagrams sent: " + r.attackPacketsTotal() + " " + r.attackPackets() + ", "
+                + r.attackBytesOnWire() + " B on the wire");
+        out.println(String.format(Locale.ROOT, "reflected to the forged sources: %d datagrams, %d B on the wire:"
+                        + " %.2f B per forged datagram, %.2fx its bytes", r.datagramsReflected(),
+                r.bytesReflectedOnWire(), (double) r.bytesReflectedOnWire() / Math.max(1, r.attackPacketsTotal()),
+                (double) r.bytesReflectedOnWire() / Math.max(1, r.attackBytesOnWire())));
+        out.println(String.format(Locale.ROOT, "memory pinned per attacker byte: buffered high-water %d B / %d B"
+                        + " sent = %.3f", r.server().bufferedBytesHighWater(), r.attackBytesOnWire(),
+                (double) r.server().bufferedBytesHighWater() / Math.max(1, r.attackBytesOnWire())));
+        out.println(String.format(Locale.ROOT, "calls ended vs started: %d of %d", r.realStarted() - r.realLost(),
+                r.realStarted()));
         StringBuilder drops = new StringBuilder("server drops:");
         for (DropReason reason : DropReason.values()) {
             if (r.server().drops(reason) > 0) {
@@ -74,6 +87,21 @@ final class HostileCommand implements Command {
                 .build();
         int floodBytes = args.intValue("flood-bytes", 60_000, 1, 1 << 30);
         long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
-        return new HostilePlan(seconds, rate, ports, server, maxMessage, floodBytes, 2, 20_000, seed);
+        String mode = args.string("attack", "mixed");
+        List<HostilePeer.Attack> attacks;
+        switch (mode) {
+            case "mixed":
+                attacks = HostilePeer.Attack.MIXED;
+                break;
+            case "memory":
+                attacks = List.of(HostilePeer.Attack.HUGE_FIRST_PACKET);
+                break;
+            case "reflect":
+                attacks = List.of(HostilePeer.Attack.TINY_FIRST_PACKET);
+                break;
+            default:
+                throw new UsageException("hostile: --attack is mixed, memory or reflect, not " + mode);
+        }
+        return new HostilePlan(seconds, rate, ports, server, maxMessage, floodBytes, 2, 20_000, seed, attacks);
     }
 }

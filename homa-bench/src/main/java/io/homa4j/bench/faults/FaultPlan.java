@@ -12,9 +12,23 @@ import java.time.Duration;
  *
  * @param hangTimeout a run in which no call ends for this long stops; the calls still open are counted as
  *                    unfinished (a hang, which is a bug) and cancelled
+ * @param handler     how the server's handler answers (issue 16's misbehaving handlers)
  */
 public record FaultPlan(Faults faults, int calls, Workload workload, int maxOutstanding, long seed, HomaConfig config,
-                        Duration hangTimeout) {
+                        Duration hangTimeout, Handler handler) {
+
+    /** How the echo handler answers: always, or with every tenth request mishandled. */
+    public enum Handler {
+        /** Echoes every request. */
+        ECHO,
+        /** Never replies to every tenth request: the client's deadline (2 s in this run) must end those calls. */
+        NEVER_REPLY,
+        /** Replies to every tenth request with a buffer it then releases (a misuse the engine must absorb). */
+        RELEASED_REPLY
+    }
+
+    /** The client's default deadline when the handler may never reply: short, so such calls end within the run. */
+    public static final Duration NEVER_REPLY_DEADLINE = Duration.ofSeconds(2);
 
     public FaultPlan {
         if (calls < 1 || maxOutstanding < 1) {
@@ -22,8 +36,14 @@ public record FaultPlan(Faults faults, int calls, Workload workload, int maxOuts
         }
     }
 
+    /** An echo run. */
+    public FaultPlan(Faults faults, int calls, Workload workload, int maxOutstanding, long seed, HomaConfig config,
+                     Duration hangTimeout) {
+        this(faults, calls, workload, maxOutstanding, seed, config, hangTimeout, Handler.ECHO);
+    }
+
     /** The same run with other faults. */
     public FaultPlan with(Faults other) {
-        return new FaultPlan(other, calls, workload, maxOutstanding, seed, config, hangTimeout);
+        return new FaultPlan(other, calls, workload, maxOutstanding, seed, config, hangTimeout, handler);
     }
 }

@@ -8,6 +8,7 @@ import io.homa4j.core.sim.Payloads;
 import io.homa4j.transport.FaultInjector;
 import io.netty.buffer.ByteBuf;
 
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -62,9 +63,20 @@ public final class FaultRun {
         long engineDrops;
         String engines;
         try (HomaEndpoint server = HomaEndpoint.builder().config(plan.config()).build();
-             HomaEndpoint client = HomaEndpoint.builder().config(plan.config()).packetFilter(injector).build()) {
+             HomaEndpoint client = HomaEndpoint.builder().config(plan.config()).packetFilter(injector)
+                     .defaultCallTimeout(plan.handler() == FaultPlan.Handler.NEVER_REPLY
+                             ? FaultPlan.NEVER_REPLY_DEADLINE : Duration.ofSeconds(30)).build()) {
             server.serve((ctx, request) -> {
-                handlerRuns.incrementAndGet();
+                long run = handlerRuns.incrementAndGet();
+                if (run % 10 == 0 && plan.handler() == FaultPlan.Handler.NEVER_REPLY) {
+                    return; // the client's deadline ends the call, and it tells the server
+                }
+                if (run % 10 == 0 && plan.handler() == FaultPlan.Handler.RELEASED_REPLY) {
+                    ByteBuf copy = request.copy();
+                    ctx.reply(copy);
+                    copy.release(); // the misuse: the endpoint owns it now
+                    return;
+                }
                 ctx.reply(request.retain());
             });
             unfinished = issueAndWait(client, server);

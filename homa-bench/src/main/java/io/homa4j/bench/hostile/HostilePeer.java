@@ -1,5 +1,6 @@
 package io.homa4j.bench.hostile;
 
+import io.homa4j.core.HomaConfig;
 import io.homa4j.core.wire.PacketEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -34,7 +35,21 @@ public final class HostilePeer implements AutoCloseable {
         /** RESEND for an id that never existed, either direction. */
         GHOST_RESEND,
         /** A new request's unscheduled packets (up to {@code floodBytes}), and then silence. */
-        UNSCHEDULED_FLOOD
+        UNSCHEDULED_FLOOD,
+        /**
+         * The memory attack of issue 16.6: one first packet of a request declaring maxMessageBytes, and nothing
+         * more. Before the engine reserved as bytes arrived, each one reserved the whole declared length.
+         */
+        HUGE_FIRST_PACKET,
+        /**
+         * The reflection probe of issue 16.5: the smallest incomplete request, a 2-byte message with its first
+         * byte (69 bytes on the wire), whose answers go to the (forged) source port.
+         */
+        TINY_FIRST_PACKET;
+
+        /** The kinds {@code hostile} mixes by default. */
+        public static final java.util.List<Attack> MIXED = java.util.List.of(SPOOFED_DATA, HUGE_LENGTH, GHOST_GRANT,
+                GHOST_RESEND, UNSCHEDULED_FLOOD);
     }
 
     private static final int SEGMENT = 1_400;
@@ -51,6 +66,9 @@ public final class HostilePeer implements AutoCloseable {
     private final ByteBuf zeros;
     private final ByteBuffer scratch = ByteBuffer.allocate(SEGMENT + 64);
     private final Map<Attack, Long> packetsSent = new EnumMap<>(Attack.class);
+    private long bytesSentOnWire;
+    private long datagramsReflected;
+    private long bytesReflectedOnWire;
     private long nextId = 2;
 
     /**
@@ -113,6 +131,13 @@ public final class HostilePeer implements AutoCloseable {
                 sent += send(from, encoder.resend(id | random.nextInt(2), random.nextInt(1 << 20),
                         random.nextInt(1 << 20), random.nextInt(8)));
                 break;
+            case HUGE_FIRST_PACKET:
+                sent += send(from, encoder.data(id, maxMessageBytes, 0, maxMessageBytes, 0, 0, 0, zeros,
+                        Math.min(SEGMENT, maxMessageBytes)));
+                break;
+            case TINY_FIRST_PACKET:
+                sent += send(from, encoder.data(id, 2, 0, 2, 0, 0, 0, zeros, 1));
+                break;
             default: // UNSCHEDULED_FLOOD
                 for (int offset = 0; offset < floodBytes; offset += SEGMENT) {
                     int segment = Math.min(SEGMENT, floodMessageBytes - offset);
@@ -129,10 +154,48 @@ public final class HostilePeer implements AutoCloseable {
             scratch.clear();
             packet.getBytes(packet.readerIndex(), scratch.array(), 0, packet.readableBytes());
             scratch.limit(packet.readableBytes());
-            return from.send(scratch, target) > 0 ? 1 : 0; // 0: the socket buffer is full, the datagram is lost
+            if (from.send(scratch, target) == 0) {
+                return 0; // the socket buffer is full, the datagram is lost
+            }
+            bytesSentOnWire += packet.readableBytes() + HomaConfig.IP_UDP_HEADER_BYTES;
+            return 1;
         } finally {
             packet.release();
         }
+    }
+
+    /**
+     * Reads whatever the target sent back to the attacker's ports (its answers to forged packets: what a victim
+     * whose address the attacker wrote would receive) and counts it; call it often enough that the ports' receive
+     * buffers do not overflow.
+     */
+    public void drainReflected() throws IOException {
+        ByteBuffer in = ByteBuffer.allocate(65_536);
+        for (DatagramChannel port : ports) {
+            while (true) {
+                in.clear();
+                if (port.receive(in) == null) {
+                    break;
+                }
+                datagramsReflected++;
+                bytesReflectedOnWire += in.position() + HomaConfig.IP_UDP_HEADER_BYTES;
+            }
+        }
+    }
+
+    /** Bytes (IP and UDP headers included) of the attack datagrams handed to the kernel. */
+    public long bytesSentOnWire() {
+        return bytesSentOnWire;
+    }
+
+    /** Datagrams the target sent to the attacker's ports, as far as {@link #drainReflected} read them. */
+    public long datagramsReflected() {
+        return datagramsReflected;
+    }
+
+    /** Their bytes, IP and UDP headers included. */
+    public long bytesReflectedOnWire() {
+        return bytesReflectedOnWire;
     }
 
     /** Datagrams handed to the kernel, by attack. */

@@ -14,7 +14,15 @@ import io.homa4j.core.HomaConfig;
  * @param realConcurrency   real echo calls kept in flight meanwhile
  * @param realMaxBytes      real requests are 1..realMaxBytes long
  * @param seed              seeds the attack and the real lengths
+ * @param attacks           the kinds sent, in rotation
  */
 public record HostilePlan(double seconds, int packetsPerSecond, int ports, HomaConfig serverConfig,
-                          int floodMessageBytes, int floodBytes, int realConcurrency, int realMaxBytes, long seed) {
+                          int floodMessageBytes, int floodBytes, int realConcurrency, int realMaxBytes, long seed,
+                          java.util.List<HostilePeer.Attack> attacks) {
+    /** The default mix of attacks ({@link HostilePeer.Attack#MIXED}). */
+    public HostilePlan(double seconds, int packetsPerSecond, int ports, HomaConfig serverConfig,
+                       int floodMessageBytes, int floodBytes, int realConcurrency, int realMaxBytes, long seed) {
+        this(seconds, packetsPerSecond, ports, serverConfig, floodMessageBytes, floodBytes, realConcurrency,
+                realMaxBytes, seed, HostilePeer.Attack.MIXED);
+    }
 }

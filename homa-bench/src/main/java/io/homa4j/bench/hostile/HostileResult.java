@@ -14,7 +14,8 @@ public record HostileResult(long realStarted, long realCompleted, Map<ErrorCode,
                             long realMismatched, long realUntyped, long realLost,
                             Map<HostilePeer.Attack, Long> attackPackets, MetricsSnapshot server,
                             int serverRpcsHighWater, long heapBefore, long heapHighWater, long liveHeapHighWater,
-                            long directBefore, long directHighWater) {
+                            long directBefore, long directHighWater, long attackBytesOnWire,
+                            long datagramsReflected, long bytesReflectedOnWire) {
 
     public long attackPacketsTotal() {
         return attackPackets.values().stream().mapToLong(Long::longValue).sum();

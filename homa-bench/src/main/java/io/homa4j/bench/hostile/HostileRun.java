@@ -48,13 +48,17 @@ public final class HostileRun {
             calls.start();
             attack(plan, attacker, directHigh);
             long lost = calls.stopAndDrain(TimeUnit.SECONDS.toNanos(30));
+            // The answers to the last forged packets: probes end 10 ms after them, RPCs expire after abortTicks.
+            Thread.sleep(plan.serverConfig().abortTicks() * plan.serverConfig().tickNanos() / 1_000_000 + 200);
+            attacker.drainReflected();
             sampler.shutdown();
             sampler.awaitTermination(5, TimeUnit.SECONDS);
             gauges.sample();
             return new HostileResult(calls.started(), calls.completed(), calls.failedByCode(), calls.mismatched(),
                     calls.untyped(), lost, attacker.packetsSent(), server.metricsNow().join(), serverRpcsHigh.get(),
                     heapBefore, gauges.heapUsedHigh(), gauges.liveHeapHigh(), directBefore,
-                    Math.max(directHigh[0], Math.max(gauges.nettyDirectHigh(), gauges.allocatorDirectHigh())));
+                    Math.max(directHigh[0], Math.max(gauges.nettyDirectHigh(), gauges.allocatorDirectHigh())),
+                    attacker.bytesSentOnWire(), attacker.datagramsReflected(), attacker.bytesReflectedOnWire());
         } finally {
             sampler.shutdownNow();
         }
@@ -68,7 +72,7 @@ public final class HostileRun {
 
     /** Sends the attack at the plan's rate (in 1 ms batches) until the plan's time is up. */
     private static void attack(HostilePlan plan, HostilePeer attacker, long[] directHigh) throws IOException {
-        HostilePeer.Attack[] kinds = HostilePeer.Attack.values();
+        HostilePeer.Attack[] kinds = plan.attacks().toArray(new HostilePeer.Attack[0]);
         long begin = System.nanoTime();
         long end = begin + (long) (plan.seconds() * 1e9);
         long sent = 0;
@@ -79,6 +83,7 @@ public final class HostileRun {
                 sent += Math.max(1, attacker.send(kinds[next++ % kinds.length]));
             }
             directHigh[0] = Math.max(directHigh[0], direct());
+            attacker.drainReflected();
             LockSupport.parkNanos(1_000_000); // the send cadence
         }
     }
