@@ -52,6 +52,8 @@ public final class ClientCalls {
     private final SilenceRules silenceRules;
     private final RpcIds ids;
     private final Map<Long, ClientRpc> rpcs = new HashMap<>();
+    /** The call {@link #find} returned last, while it lives. */
+    private ClientRpc lastFound;
     private final DeadlineQueue<ClientRpc> deadlines = new DeadlineQueue<>(ClientRpc::deadlineNanos, ClientRpc::id);
     /**
      * Calls due for a RESEND, waiting for their server's per-tick budget; FIFO so none starves. Bounding RESENDs
@@ -161,7 +163,7 @@ public final class ClientCalls {
     /** A DATA packet of a response (the server's id is {@code clientId ^ 1}). */
     public void onResponseData(InetSocketAddress from, long clientId, DataHeader data, ByteBuf packet,
                                int payloadIndex) {
-        ClientRpc rpc = rpcs.get(clientId);
+        ClientRpc rpc = find(clientId);
         if (rpc == null) {
             verdict.drop(DropReason.UNKNOWN_RPC);
             // Tell the server to let go (the call was aborted, failed or already completed).
@@ -214,7 +216,7 @@ public final class ClientCalls {
      * with the drop counted: no such call, or the packet comes from another address than the call's server.
      */
     private ClientRpc callFrom(InetSocketAddress from, long serverWireId) {
-        ClientRpc rpc = rpcs.get(RpcIds.localId(serverWireId));
+        ClientRpc rpc = find(RpcIds.localId(serverWireId));
         if (rpc == null) {
             verdict.drop(DropReason.UNKNOWN_RPC);
             return null;
@@ -250,7 +252,7 @@ public final class ClientCalls {
     /** The server asks for request bytes again. */
     public void onResend(InetSocketAddress from, long serverWireId, int offset, int length, int priority) {
         long clientId = RpcIds.localId(serverWireId);
-        ClientRpc rpc = rpcs.get(clientId);
+        ClientRpc rpc = find(clientId);
         if (rpc == null) {
             verdict.drop(DropReason.UNKNOWN_RPC);
             control.rpcUnknown(from, clientId, clock.age());
@@ -317,7 +319,7 @@ public final class ClientCalls {
     /** The server has sent the whole response and asks us to confirm. */
     public void onNeedAck(InetSocketAddress from, Peer sender, long serverWireId) {
         long clientId = RpcIds.localId(serverWireId);
-        ClientRpc rpc = rpcs.get(clientId);
+        ClientRpc rpc = find(clientId);
         if (rpc != null && from.equals(rpc.peerAddress())) {
             // Still receiving the response; our RESENDs fetch what is missing, and only its data is progress: a
             // server that answers them with NEED_ACK alone (it sent a response we cannot take) must not keep the
@@ -375,8 +377,27 @@ public final class ClientCalls {
         }
     }
 
+    /**
+     * The live call {@code rpcId}, or null. The call found last is checked first: the packets of one socket read
+     * are mostly a run of one response's segments, which then cost one map lookup (and no boxed id) per run.
+     */
+    private ClientRpc find(long rpcId) {
+        ClientRpc last = lastFound;
+        if (last != null && last.id() == rpcId) {
+            return last;
+        }
+        ClientRpc rpc = rpcs.get(rpcId);
+        if (rpc != null) {
+            lastFound = rpc;
+        }
+        return rpc;
+    }
+
     private void free(ClientRpc rpc) {
         rpcs.remove(rpc.id());
+        if (lastFound == rpc) {
+            lastFound = null;
+        }
         deadlines.remove(rpc);
         OutgoingMessage request = rpc.request();
         if (request != null) {
