@@ -57,7 +57,7 @@ final class CompareCommand implements Command {
      * {@link #LOOPBACK_HOMA_PACE_MBPS}. Both measured on the team's two-core machine, docs/benchmarks.md.
      */
     static final int DEFAULT_LINK_MBPS = 1_000;
-    static final double LOOPBACK_LOAD = 0.4;
+    static final double LOOPBACK_LOAD = 0.2;
     static final int LOOPBACK_HOMA_PACE_MBPS = 10_000;
     static final double LOOPBACK_WARMUP_SECONDS = 3;
     static final double RACK_LOAD = 0.8;
