@@ -51,7 +51,7 @@ final class CompareCommand implements Command {
     static final int RACK_LINK_MBPS = 25;
     static final int RACK_HOSTS = 4;
     /** The four JVMs start and compile on two cores: keep that out of the measured window. */
-    static final double RACK_WARMUP_SECONDS = 6;
+    static final double RACK_WARMUP_SECONDS = 8;
     /**
      * Loopback: the offered load is {@code --load} of this; Homa's pacing rate on loopback is
      * {@link #LOOPBACK_HOMA_PACE_MBPS}. Both measured on the team's two-core machine, docs/benchmarks.md.
@@ -62,8 +62,8 @@ final class CompareCommand implements Command {
     static final double LOOPBACK_WARMUP_SECONDS = 3;
     static final double RACK_LOAD = 0.8;
     static final int DEFAULT_REPEATS = 3;
-    /** The merged figure's largest bucket gets at least this many calls per protocol (Poisson margin over 500). */
-    static final int LARGEST_BUCKET_CALLS = 600;
+    /** The merged figure's largest bucket gets about this many calls per protocol (a margin over 500). */
+    static final int LARGEST_BUCKET_CALLS = 550;
     static final double MIN_DURATION_SECONDS = 10;
     static final String DEFAULT_OUT = "results/compare";
     private static final long SERVER_START_TIMEOUT_SECONDS = 30;
@@ -176,11 +176,16 @@ final class CompareCommand implements Command {
     private static String title(Plan plan, String place, String loadAverage) {
         String max = plan.maxMessage() < Integer.MAX_VALUE ? " (max " + RttPlot.lengthLabel(plan.maxMessage()) + ")"
                 : "";
+        int[] bounds = LengthBuckets.forWorkload(plan.workload()).upperBounds();
+        String largest = bounds.length < 2 ? "" : String.format(Locale.ROOT, " \u00b7 largest bucket %s-%s (%.0f%% of"
+                        + " messages)", RttPlot.lengthLabel(bounds[bounds.length - 2] + 1),
+                RttPlot.lengthLabel(bounds[bounds.length - 1]),
+                100 * (1 - plan.workload().cumulativeFraction(bounds[bounds.length - 2])));
         return String.format(Locale.ROOT, "%s%s at %.0f%% load, %s: Homa vs TCP\n%d repeat%s of %s s per protocol"
-                        + " (merged) \u00b7 %s \u00b7 commit %s \u00b7 load average %s",
+                        + " (merged)%s \u00b7 %s \u00b7 commit %s \u00b7 load average %s",
                 plan.workload().name().toUpperCase(Locale.ROOT), max, plan.load() * 100, place, plan.repeats(),
-                plan.repeats() == 1 ? "" : "s", trim(plan.duration()), Provenance.minute(java.time.Instant.now()),
-                Provenance.commit(), loadAverage);
+                plan.repeats() == 1 ? "" : "s", trim(plan.duration()), largest,
+                Provenance.minute(java.time.Instant.now()), Provenance.commit(), loadAverage);
     }
 
     private int runRack(Plan plan, Args args, PrintStream out, PrintStream err) throws Exception {
@@ -190,7 +195,7 @@ final class CompareCommand implements Command {
         if (!prefix.matches("homa-[a-z0-9-]+")) {
             throw new UsageException("compare: --prefix must start with 'homa-' (lowercase, digits, '-'): " + prefix);
         }
-        double perProtocol = 14 + plan.warmup() + plan.duration();
+        double perProtocol = 12 + plan.warmup() + plan.duration();
         out.println(String.format(Locale.ROOT, "compare: emulated rack (%s-*): %d hosts, %d Mbit/s links, %s at"
                         + " load %.2f, %d repeats x %s s + %s s warm-up per protocol; about %.0f min in all; out %s",
                 prefix, hosts, plan.linkMbps(), plan.workload(), plan.load(), plan.repeats(), trim(plan.duration()),

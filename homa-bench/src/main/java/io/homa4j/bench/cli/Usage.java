@@ -26,7 +26,8 @@ public final class Usage {
             "           else on loopback; rack defaults: --link-mbps " + CompareCommand.RACK_LINK_MBPS + " --load "
                     + CompareCommand.RACK_LOAD + "; loopback: --link-mbps " + CompareCommand.DEFAULT_LINK_MBPS
                     + " --load " + CompareCommand.LOOPBACK_LOAD + ";",
-            "           --duration defaults to enough for 600 calls in the largest bucket; writes DIR/results.csv,",
+            "           --duration defaults to enough for " + CompareCommand.LARGEST_BUCKET_CALLS
+                    + " calls in the largest bucket; writes DIR/results.csv,",
             "           DIR/rtt.svg, DIR/runs.csv and prints the table",
             io.homa4j.bench.simulate.SimulateCommand.USAGE,
             SoakCommand.USAGE,

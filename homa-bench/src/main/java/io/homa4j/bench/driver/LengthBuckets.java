@@ -7,11 +7,16 @@ import java.util.TreeSet;
 
 /**
  * Message-length buckets: bucket {@code i} holds lengths in {@code (bound[i-1], bound[i]]}. Bounds come from the
- * workload's quantiles at cumulative fractions 0.1, 0.2, ..., 0.9, 0.95, 0.99 and 1, with duplicates dropped, so each
+ * workload's quantiles at cumulative fractions 0.1, 0.2, ..., 0.9, 0.99 and 1, with duplicates dropped, so each
  * bucket holds about a tenth of the messages and the tail (where the largest messages live) gets two more. Immutable.
  */
 public final class LengthBuckets {
-    private static final double[] FRACTIONS = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0};
+    /**
+     * No bound at 0.95: the largest bucket holds the top tenth of the messages (for W4 at 1 MB: 120 KB to 1 MB,
+     * 28% of them exactly 1 MB), so a run of a few minutes has the 500+ calls there that a P99 needs; with a
+     * bound at 0.95 the rack's 1 MB bucket held about 240 calls per minute and its "P99" was its slowest few.
+     */
+    private static final double[] FRACTIONS = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 1.0};
 
     private final int[] upperBounds;
 
