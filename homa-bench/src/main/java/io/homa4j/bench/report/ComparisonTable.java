@@ -50,8 +50,9 @@ public final class ComparisonTable {
         }
         if (verdict.overloaded()) {
             verdict.notes().forEach(note -> sb.append(note).append('\n'));
-            sb.append("OVERLOADED: no headline ratios; the RTTs above are mostly waiting in the clients' queues,"
-                    + " not the transports (lower --load)\n");
+            sb.append("OVERLOADED: no headline ratios; the RTTs above include time the requests spent in the"
+                    + " clients (sent late, waiting for the outstanding cap) or leave calls out, so they do not"
+                    + " measure the transports alone\n");
             return sb.toString();
         }
         HeadlineRatios all = HeadlineRatios.of(merged);

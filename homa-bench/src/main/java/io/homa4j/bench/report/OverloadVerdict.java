@@ -12,7 +12,7 @@ import java.util.Map;
  * Whether the client runs behind a figure were overloaded ({@link RunStats#overloadReasons()}): then the figure
  * measures the clients' queue, not the transport, and every place that shows it says OVERLOADED.
  *
- * @param notes one line per overloaded protocol, e.g. "homa OVERLOADED in 2 of 4 client runs: send lag P99 8.3 s
+ * @param notes one line per overloaded protocol, e.g. "homa OVERLOADED in 2 of 4 runs: send lag P99 8.3 s
  *              &gt; 5 ms; 99.0% of calls waited for the outstanding cap (&gt; 1%)"
  * @param known false when no run statistics were available (histograms of an older bench): nothing can be said
  */
@@ -35,7 +35,7 @@ public record OverloadVerdict(List<String> notes, boolean known) {
                         .max(Comparator.comparingDouble(s -> Double.isNaN(s.sendLagP99Micros()) ? 0
                                 : s.sendLagP99Micros())).orElseThrow();
                 notes.add(protocol + " OVERLOADED" + (stats.size() > 1
-                        ? " in " + overloaded.size() + " of " + stats.size() + " client runs" : "") + ": "
+                        ? " in " + overloaded.size() + " of " + stats.size() + " runs" : "") + ": "
                         + String.join("; ", worst.overloadReasons()));
             }
         });

@@ -88,7 +88,7 @@ class ComparisonTableTest {
         assertTrue(late.summaryLine().endsWith(" OVERLOADED (send lag P99 8.0 ms > 5 ms)"), late.summaryLine());
         assertTrue(!fine.summaryLine().contains("OVERLOADED"));
         OverloadVerdict verdict = OverloadVerdict.of(List.of(run(fine), run(late), run(capped), run(fine)));
-        assertEquals(List.of("homa OVERLOADED in 2 of 2 client runs: send lag P99 8.0 ms > 5 ms"), verdict.notes());
+        assertEquals(List.of("homa OVERLOADED in 2 of 2 runs: send lag P99 8.0 ms > 5 ms"), verdict.notes());
         assertTrue(!OverloadVerdict.of(List.of(run(fine))).overloaded());
     }
 
