@@ -4,6 +4,7 @@ import io.homa4j.core.ErrorCode;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcRejectedException;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,26 +64,32 @@ final class ClientCallTable {
         return host.inEventLoop();
     }
 
-    /** Starts {@code call} in the engine; takes ownership of {@code request}. Fails the call when it cannot. */
-    void start(PendingCall<?> call, ByteBuf request, long deadlineNanos) {
+    /**
+     * Starts {@code call} in the engine: wraps {@code payload} (taken over) in the request envelope with the
+     * call's deadline (absolute, {@code Long.MAX_VALUE} for none) and metadata. Fails the call when it cannot
+     * start.
+     */
+    void start(PendingCall<?> call, ByteBuf payload, long deadlineNanos, Metadata metadata) {
         if (host.isShuttingDown()) {
-            request.release();
+            payload.release();
             failUnstarted(call, closedError());
             return;
         }
         if (!window.tryAcquire()) {
-            request.release();
+            payload.release();
             failUnstarted(call, new HomaException(ErrorCode.RESOURCE_EXHAUSTED, "the in-flight window of "
                     + window.capacity() + " calls is full (see HomaEndpoint.awaitReady / onReady)", true));
             return;
         }
         call.holdPlace();
+        ByteBuf request = Envelope.request(ByteBufAllocator.DEFAULT, deadlineNanos == Long.MAX_VALUE
+                ? Envelope.NO_DEADLINE : deadlineNanos - call.startNanos, metadata, payload);
         int maxMessageBytes = host.config().maxMessageBytes();
         if (request.readableBytes() > maxMessageBytes) {
             int length = request.readableBytes();
             request.release();
-            failUnstarted(call, new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "request of " + length
-                    + " bytes exceeds maxMessageBytes " + maxMessageBytes, true));
+            failUnstarted(call, new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "request message of " + length
+                    + " bytes (payload and envelope) exceeds maxMessageBytes " + maxMessageBytes, true));
             return;
         }
         host.onLoop(() -> startOnLoop(call, request, deadlineNanos), () -> {
@@ -146,10 +153,32 @@ final class ClientCallTable {
             response.release();
             return;
         }
-        int length = response.readableBytes();
-        if (call.deliver(response)) {
-            observers.callCompleted(call, length);
+        Envelope.ResponseHeader header;
+        try {
+            header = Envelope.readResponse(response);
+        } catch (Envelope.MalformedException e) {
+            response.release();
+            fail(call, new HomaException(ErrorCode.PROTOCOL_ERROR, "malformed response envelope: "
+                    + e.getMessage(), false));
+            return;
         }
+        if (header.outcome() == Envelope.Outcome.OK) {
+            int length = response.readableBytes();
+            if (call.deliver(response, header.metadata())) {
+                observers.callCompleted(call, length);
+            }
+            return;
+        }
+        String description = Envelope.description(response);
+        response.release();
+        fail(call, switch (header.outcome()) {
+            case APPLICATION_ERROR -> new HomaException(header.status(), description, header.metadata());
+            case OVERLOADED -> new HomaException(ErrorCode.RESOURCE_EXHAUSTED, "server " + call.server
+                    + " overloaded, the handler did not run: " + description, true);
+            case SHUTTING_DOWN -> new HomaException(ErrorCode.UNAVAILABLE, "server " + call.server
+                    + " is shutting down, the handler did not run", true);
+            case OK -> throw new AssertionError("handled above");
+        });
     }
 
     /** The engine's upcall: {@code rpcId} ended without a response. */

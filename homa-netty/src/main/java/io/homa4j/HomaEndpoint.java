@@ -159,7 +159,38 @@ public final class HomaEndpoint implements AutoCloseable {
             throw e;
         }
         PendingCall.OfBuf call = new PendingCall.OfBuf(calls, server, request.readableBytes(), now);
-        calls.start(call, request, options.deadlineFrom(now, defaultCallTimeoutNanos));
+        calls.start(call, request, options.deadlineFrom(now, defaultCallTimeoutNanos), options.metadata());
+        return call;
+    }
+
+    /**
+     * Like {@link #call(InetSocketAddress, ByteBuf, CallOptions)}, with the response's headers: the future
+     * completes with an {@link RpcResponse} (payload and {@link RpcResponse#metadata()}), which the caller must
+     * close.
+     *
+     * @param server  the server's address
+     * @param request the request payload, taken over (also when this method throws)
+     * @param options deadline and request headers
+     * @return the future of the response
+     * @throws NullPointerException     for a null argument
+     * @throws IllegalArgumentException for an unresolved address or port 0, or a request buffer already released
+     */
+    public CompletableFuture<RpcResponse> callForResponse(InetSocketAddress server, ByteBuf request,
+                                                          CallOptions options) {
+        Objects.requireNonNull(request, "request");
+        if (request.refCnt() <= 0) {
+            throw new IllegalArgumentException("the request buffer was already released");
+        }
+        long now = System.nanoTime();
+        try {
+            checkDestination(server);
+            Objects.requireNonNull(options, "options");
+        } catch (RuntimeException e) {
+            request.release();
+            throw e;
+        }
+        PendingCall.OfResponse call = new PendingCall.OfResponse(calls, server, request.readableBytes(), now);
+        calls.start(call, request, options.deadlineFrom(now, defaultCallTimeoutNanos), options.metadata());
         return call;
     }
 
@@ -178,7 +209,8 @@ public final class HomaEndpoint implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         long now = System.nanoTime();
         PendingCall.OfBytes call = new PendingCall.OfBytes(calls, server, request.length, now);
-        calls.start(call, Unpooled.wrappedBuffer(request), options.deadlineFrom(now, defaultCallTimeoutNanos));
+        calls.start(call, Unpooled.wrappedBuffer(request), options.deadlineFrom(now, defaultCallTimeoutNanos),
+                options.metadata());
         return call;
     }
 
@@ -208,8 +240,8 @@ public final class HomaEndpoint implements AutoCloseable {
 
     /**
      * Begins a graceful shutdown and returns at once: new calls fail at once with {@code CANCELLED}
-     * (retry-safe), new requests are refused (the caller gets {@code HANDLER_ERROR} "shutting down"; the handler
-     * never ran), and what is in flight may finish: outstanding calls, requests the handler holds, responses on their
+     * (retry-safe), new requests are refused (the caller gets {@code UNAVAILABLE}, retry-safe: the handler never
+     * ran), and what is in flight may finish: outstanding calls, requests the handler holds, responses on their
      * way. When all of it has finished, or {@code grace} is over, the endpoint closes as with {@link #close()}
      * (what is still outstanding then fails with {@code CANCELLED}). Only the first call has an effect; a
      * {@link #close()} during the grace period stops at once.

@@ -43,11 +43,12 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
     }
 
     /**
-     * Completes with {@code response}, taking ownership. False (response released) when the future was already
+     * Completes with {@code response} (its reader index at the payload) and the response's headers, taking
+     * ownership. False (response released) when the future was already
      * done; true when it completed, or when the completion was handed to the callback executor (a response that
      * then finds the future done is released there).
      */
-    abstract boolean deliver(ByteBuf response);
+    abstract boolean deliver(ByteBuf response, Metadata metadata);
 
     /** Completes exceptionally on the engine's behalf; false when already done (see {@link #deliver}). */
     final boolean fail(Throwable cause) {
@@ -155,7 +156,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
         }
 
         @Override
-        boolean deliver(ByteBuf response) {
+        boolean deliver(ByteBuf response, Metadata metadata) {
             return deliverValue(response, response::release);
         }
     }
@@ -167,7 +168,7 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
         }
 
         @Override
-        boolean deliver(ByteBuf response) {
+        boolean deliver(ByteBuf response, Metadata metadata) {
             byte[] bytes;
             try {
                 bytes = ByteBufUtil.getBytes(response);
@@ -175,6 +176,18 @@ abstract class PendingCall<T> extends CompletableFuture<T> {
                 response.release();
             }
             return deliverValue(bytes, () -> { });
+        }
+    }
+
+    /** Responds with the payload and the response's headers; the caller owns the {@link RpcResponse}. */
+    static final class OfResponse extends PendingCall<RpcResponse> {
+        OfResponse(ClientCallTable table, InetSocketAddress server, int requestBytes, long startNanos) {
+            super(table, server, requestBytes, startNanos);
+        }
+
+        @Override
+        boolean deliver(ByteBuf response, Metadata metadata) {
+            return deliverValue(new RpcResponse(response, metadata), response::release);
         }
     }
 }

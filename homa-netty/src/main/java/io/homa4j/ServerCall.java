@@ -1,6 +1,7 @@
 package io.homa4j;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.LoggerFactory;
@@ -11,7 +12,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The {@link RpcContext} of one server RPC: guards the single reply and hands it to the event loop. */
+/**
+ * The {@link RpcContext} of one server RPC: the request's headers and deadline, and the guard of the single
+ * answer, which it wraps in the response envelope and hands to the event loop.
+ */
 final class ServerCall implements RpcContext {
     private final ServerDispatcher dispatcher;
     private final AtomicBoolean replied = new AtomicBoolean();
@@ -22,15 +26,25 @@ final class ServerCall implements RpcContext {
     final InetSocketAddress client;
     final int requestBytes;
     final long deliveredNanos;
+    private final Metadata metadata;
+    private final long deadlineNanos;
     /** Handed to the handler and counted as pending until its answer reaches the loop; event loop only. */
     boolean dispatched;
 
-    ServerCall(ServerDispatcher dispatcher, long handle, InetSocketAddress client, int requestBytes, long deliveredNanos) {
+    /**
+     * @param requestBytes the request payload's length
+     * @param header       the request envelope's header
+     */
+    ServerCall(ServerDispatcher dispatcher, long handle, InetSocketAddress client, int requestBytes,
+               long deliveredNanos, Envelope.RequestHeader header) {
         this.dispatcher = dispatcher;
         this.handle = handle;
         this.client = client;
         this.requestBytes = requestBytes;
         this.deliveredNanos = deliveredNanos;
+        this.metadata = header.metadata();
+        long remaining = header.remainingNanos();
+        this.deadlineNanos = remaining == Envelope.NO_DEADLINE ? Long.MAX_VALUE : deliveredNanos + remaining;
     }
 
     @Override
@@ -39,17 +53,34 @@ final class ServerCall implements RpcContext {
     }
 
     @Override
+    public Metadata metadata() {
+        return metadata;
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
     public void reply(ByteBuf response) {
+        reply(response, Metadata.EMPTY);
+    }
+
+    @Override
+    public void reply(ByteBuf response, Metadata responseMetadata) {
         Objects.requireNonNull(response, "response");
         if (response.refCnt() <= 0) {
             // Checked before the reply counts as given: the handler's exception then answers HANDLER_ERROR.
             throw new IllegalArgumentException("the response buffer was already released");
         }
-        if (!replied.compareAndSet(false, true)) {
+        if (responseMetadata == null) {
             ReferenceCountUtil.release(response);
-            throw new IllegalStateException("this RPC was already replied to");
+            throw new NullPointerException("metadata");
         }
-        dispatcher.sendReply(this, response);
+        claim(response);
+        int length = response.readableBytes();
+        dispatcher.sendResponse(this, Envelope.response(ByteBufAllocator.DEFAULT, responseMetadata, response), length);
     }
 
     @Override
@@ -61,19 +92,45 @@ final class ServerCall implements RpcContext {
     @Override
     public void fail(String message) {
         Objects.requireNonNull(message, "message");
-        if (!replied.compareAndSet(false, true)) {
-            throw new IllegalStateException("this RPC was already replied to");
-        }
+        claim(null);
         dispatcher.sendError(this, message);
     }
 
-    /** Fails the RPC unless a reply was given; for the endpoint's own error paths. */
+    @Override
+    public void fail(int status, String message, Metadata responseMetadata) {
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(responseMetadata, "metadata");
+        if (status == 0) {
+            throw new IllegalArgumentException("status 0 means success; reply instead");
+        }
+        claim(null);
+        dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT, Envelope.Outcome.APPLICATION_ERROR,
+                status, responseMetadata, message), -1);
+    }
+
+    /** Takes the single answer; releases {@code response} (may be null) and throws when it was taken. */
+    private void claim(ByteBuf response) {
+        if (!replied.compareAndSet(false, true)) {
+            ReferenceCountUtil.release(response);
+            throw new IllegalStateException("this RPC was already replied to");
+        }
+    }
+
+    /** Fails the RPC (HANDLER_ERROR) unless a reply was given; for the endpoint's own error paths. */
     boolean failIfUnreplied(String message) {
         if (replied.compareAndSet(false, true)) {
             dispatcher.sendError(this, message);
             return true;
         }
         return false;
+    }
+
+    /** Refuses the request without running the handler (an overloaded or stopping server). */
+    void refuse(Envelope.Outcome why, String message) {
+        if (replied.compareAndSet(false, true)) {
+            dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT, why, 0, Metadata.EMPTY,
+                    message), -1);
+        }
     }
 
     @Override

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The server half of an endpoint: the handler (and its executor) set by {@code serve}, the delivery of each
  * request to it as a {@link ServerCall}, and the way back of its reply or failure to the engine.
  *
- * <p>Threading: {@link #serve}, {@link #sendReply} and {@link #sendError} may be called from any thread; requests
+ * <p>Threading: {@link #serve}, {@link #sendResponse} and {@link #sendError} may be called from any thread; requests
  * arrive on the event loop and the handler runs there or on its executor.
  */
 final class ServerDispatcher {
@@ -76,7 +76,15 @@ final class ServerDispatcher {
             request.release();
             return;
         }
-        ServerCall ctx = new ServerCall(this, handle, client, request.readableBytes(), host.now());
+        Envelope.RequestHeader header;
+        try {
+            header = Envelope.readRequest(request);
+        } catch (Envelope.MalformedException e) {
+            request.release();
+            host.engine().replyError(handle, "malformed request envelope: " + e.getMessage(), host.now());
+            return;
+        }
+        ServerCall ctx = new ServerCall(this, handle, client, request.readableBytes(), host.now(), header);
         unanswered.put(handle, ctx);
         Service s = service.get();
         if (s == null) {
@@ -86,12 +94,12 @@ final class ServerDispatcher {
         }
         if (host.isShuttingDown()) {
             request.release();
-            ctx.failIfUnreplied("endpoint " + host.localAddress() + " is shutting down");
+            ctx.refuse(Envelope.Outcome.SHUTTING_DOWN, "endpoint " + host.localAddress() + " is shutting down");
             return;
         }
         if (pending >= maxPendingRequests) {
             request.release();
-            ctx.failIfUnreplied("server overloaded: " + pending + " requests wait for the handler");
+            ctx.refuse(Envelope.Outcome.OVERLOADED, pending + " requests wait for the handler");
             return;
         }
         pending++;
@@ -104,7 +112,7 @@ final class ServerDispatcher {
             s.executor.execute(() -> runHandler(s.handler, ctx, request));
         } catch (RejectedExecutionException overloaded) {
             request.release();
-            ctx.failIfUnreplied("server overloaded: handler executor rejected the request");
+            ctx.refuse(Envelope.Outcome.OVERLOADED, "the handler's executor rejected the request");
         }
     }
 
@@ -156,26 +164,35 @@ final class ServerDispatcher {
     }
 
     /**
-     * Sends the reply of {@code ctx}; takes ownership of {@code response} (released when the RPC is gone; a handler
-     * that released it behind our back is the engine's to count).
+     * Sends the response message of {@code ctx} (envelope and payload); takes ownership of it (released when the
+     * RPC is gone).
+     *
+     * @param servedBytes the reply payload's length for the observer, or -1 for a failure or refusal
      */
-    void sendReply(ServerCall ctx, ByteBuf response) {
+    void sendResponse(ServerCall ctx, ByteBuf message, int servedBytes) {
         host.onLoop(() -> {
             answered(ctx);
             if (host.engineStopped()) {
-                releaseUnlessReleased(response);
+                releaseQuietly(message);
                 return;
             }
-            int length = response.readableBytes();
-            if (host.engine().reply(ctx.handle, response, host.now())) {
-                observers.requestServed(ctx, length, host.now());
+            if (host.engine().reply(ctx.handle, message, host.now())) {
+                observers.requestServed(ctx, servedBytes, host.now());
             }
-        }, () -> releaseUnlessReleased(response));
+        }, () -> releaseQuietly(message));
     }
 
-    private static void releaseUnlessReleased(ByteBuf b) {
-        if (b.refCnt() > 0) {
-            b.release();
+    /**
+     * Releases a response message the engine never took. A handler may have released its reply buffer behind our
+     * back (API misuse); the envelope around it then fails to release that part, which is the handler's doing.
+     */
+    private static void releaseQuietly(ByteBuf message) {
+        try {
+            if (message.refCnt() > 0) {
+                message.release();
+            }
+        } catch (IllegalReferenceCountException releasedByHandler) {
+            LOG.debug("a reply buffer was released by its handler after it was handed over");
         }
     }
 

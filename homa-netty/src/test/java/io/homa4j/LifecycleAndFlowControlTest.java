@@ -67,7 +67,8 @@ class LifecycleAndFlowControlTest {
         server.shutdown(Duration.ofSeconds(WAIT_SECONDS));
         assertTrue(server.isShutdown());
         HomaException refused = failure(client.call(server.localAddress(), new byte[] {2}));
-        assertEquals(ErrorCode.HANDLER_ERROR, refused.code());
+        assertEquals(ErrorCode.UNAVAILABLE, refused.code());
+        assertTrue(refused.isRetrySafe(), "the handler never ran");
         assertTrue(refused.getMessage().contains("shutting down"), refused.getMessage());
         assertFalse(server.isTerminated(), "the held request keeps the server up");
 
@@ -149,6 +150,8 @@ class LifecycleAndFlowControlTest {
         assertTrue(ctx != null);
 
         HomaException overloaded = failure(client.call(server.localAddress(), new byte[] {2}));
+        assertEquals(ErrorCode.RESOURCE_EXHAUSTED, overloaded.code());
+        assertTrue(overloaded.isRetrySafe(), "the handler never ran");
         assertTrue(overloaded.getMessage().contains("overloaded"), overloaded.getMessage());
         assertTrue(held.isEmpty(), "the handler did not see the refused request");
 

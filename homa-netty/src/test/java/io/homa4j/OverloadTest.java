@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Overload over loopback UDP: a client over its {@code maxOutstandingRpcs} fails at once with RESOURCE_EXHAUSTED
  * (nothing sent); a handler slower than the client's abort time still gets its response through, because the
- * server answers the client's RESENDs with BUSY; a handler executor that refuses work yields HANDLER_ERROR.
+ * server answers the client's RESENDs with BUSY; a handler executor that refuses work yields RESOURCE_EXHAUSTED
+ * (retry-safe: the handler never ran).
  */
 class OverloadTest {
     private static final long WAIT_SECONDS = 60;
@@ -141,7 +142,7 @@ class OverloadTest {
     }
 
     @Test
-    void aHandlerExecutorThatRefusesWorkAnswersHandlerError() throws Exception {
+    void aHandlerExecutorThatRefusesWorkAnswersOverloaded() throws Exception {
         HomaEndpoint server = endpoint(HomaConfig.defaults());
         ThreadPoolExecutor oneAtATime = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(1));
@@ -159,7 +160,9 @@ class OverloadTest {
         CompletableFuture<byte[]> refused = client.call(server.localAddress(), new byte[] {3});
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> refused.get(WAIT_SECONDS, TimeUnit.SECONDS));
-        assertEquals(ErrorCode.HANDLER_ERROR, assertInstanceOf(HomaException.class, e.getCause()).code());
+        HomaException overloaded = assertInstanceOf(HomaException.class, e.getCause());
+        assertEquals(ErrorCode.RESOURCE_EXHAUSTED, overloaded.code());
+        assertTrue(overloaded.isRetrySafe(), "the handler never ran");
         assertFalse(running.isDone());
         release.countDown();
         assertArrayEquals(new byte[] {1}, running.get(WAIT_SECONDS, TimeUnit.SECONDS));

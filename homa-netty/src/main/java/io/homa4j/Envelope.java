@@ -1,0 +1,220 @@
+package io.homa4j;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The RPC envelope: the few bytes in front of every request and response message that carry what the API adds
+ * to Homa's messages: the request's remaining deadline and metadata, the response's outcome (an application
+ * status, or a refusal by an overloaded or stopping server) and metadata. Version 1; the layout is in
+ * docs/protocol.md, "RPC envelope". The engine carries envelopes as message bytes and never looks inside.
+ *
+ * <p>Encoding puts a small header buffer in front of the payload without copying it (a composite buffer that
+ * owns both). Decoding reads the header and leaves the message's reader index at the payload.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class Envelope {
+    static final int VERSION = 1;
+    static final int FLAG_DEADLINE = 0x01;
+    static final int FLAG_METADATA = 0x02;
+    /** Longest description of a failure, in bytes of UTF-8. */
+    static final int MAX_DESCRIPTION_BYTES = 4_096;
+    /** Largest remaining deadline the wire carries (about 71 minutes); longer ones are sent as this. */
+    static final long MAX_DEADLINE_MICROS = 0xFFFF_FFFFL;
+    /** A request without a deadline. */
+    static final long NO_DEADLINE = -1;
+
+    /** How a server answered, the response envelope's third byte. */
+    enum Outcome {
+        /** The payload is the handler's response. */
+        OK,
+        /** The handler failed the call with an application status; the payload is its description. */
+        APPLICATION_ERROR,
+        /** The server refused the request without running the handler: too many requests pending. */
+        OVERLOADED,
+        /** The server refused the request without running the handler: it is shutting down. */
+        SHUTTING_DOWN;
+
+        private static final Outcome[] BY_CODE = values();
+    }
+
+    /** A request's header: its remaining deadline ({@link #NO_DEADLINE} for none) and metadata. */
+    record RequestHeader(long remainingNanos, Metadata metadata) {
+        static final RequestHeader NONE = new RequestHeader(NO_DEADLINE, Metadata.EMPTY);
+    }
+
+    /** A response's header: the outcome, the application status (0 unless APPLICATION_ERROR), metadata. */
+    record ResponseHeader(Outcome outcome, int status, Metadata metadata) {
+        static final ResponseHeader OK = new ResponseHeader(Outcome.OK, 0, Metadata.EMPTY);
+    }
+
+    /** An envelope that breaks the format; the message it came in is answered or failed as a protocol error. */
+    static final class MalformedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        MalformedException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private Envelope() {
+    }
+
+    /**
+     * The request message: the header, then {@code payload}; takes ownership of the payload.
+     *
+     * @param remainingNanos the time left until the call's deadline, or {@link #NO_DEADLINE}
+     */
+    static ByteBuf request(ByteBufAllocator alloc, long remainingNanos, Metadata metadata, ByteBuf payload) {
+        boolean deadline = remainingNanos != NO_DEADLINE;
+        int flags = (deadline ? FLAG_DEADLINE : 0) | (metadata.isEmpty() ? 0 : FLAG_METADATA);
+        ByteBuf header = alloc.buffer(2 + (deadline ? 4 : 0) + (metadata.isEmpty() ? 0 : metadata.encodedBytes()));
+        header.writeByte(VERSION).writeByte(flags);
+        if (deadline) {
+            header.writeInt((int) toWireMicros(remainingNanos));
+        }
+        if (!metadata.isEmpty()) {
+            writeMetadata(header, metadata);
+        }
+        return Unpooled.wrappedBuffer(header, payload);
+    }
+
+    /** The response message of a handler's reply: the header, then {@code payload} (taken over). */
+    static ByteBuf response(ByteBufAllocator alloc, Metadata metadata, ByteBuf payload) {
+        return Unpooled.wrappedBuffer(responseHeader(alloc, Outcome.OK, 0, metadata), payload);
+    }
+
+    /** A response that is not a reply: a failure with an application status, or a refusal. */
+    static ByteBuf failure(ByteBufAllocator alloc, Outcome outcome, int status, Metadata metadata,
+                           String description) {
+        byte[] text = description.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(text.length, MAX_DESCRIPTION_BYTES);
+        ByteBuf b = responseHeader(alloc, outcome, status, metadata);
+        b.writeBytes(text, 0, n);
+        return b;
+    }
+
+    private static ByteBuf responseHeader(ByteBufAllocator alloc, Outcome outcome, int status, Metadata metadata) {
+        boolean withStatus = outcome == Outcome.APPLICATION_ERROR;
+        ByteBuf header = alloc.buffer(3 + (withStatus ? 4 : 0)
+                + (metadata.isEmpty() ? 0 : metadata.encodedBytes()));
+        header.writeByte(VERSION).writeByte(metadata.isEmpty() ? 0 : FLAG_METADATA).writeByte(outcome.ordinal());
+        if (withStatus) {
+            header.writeInt(status);
+        }
+        if (!metadata.isEmpty()) {
+            writeMetadata(header, metadata);
+        }
+        return header;
+    }
+
+    /** Reads a request's header; the reader index is then at the payload. */
+    static RequestHeader readRequest(ByteBuf message) throws MalformedException {
+        int flags = readVersionAndFlags(message, FLAG_DEADLINE | FLAG_METADATA);
+        long remaining = NO_DEADLINE;
+        if ((flags & FLAG_DEADLINE) != 0) {
+            need(message, 4, "deadline");
+            remaining = TimeUnit.MICROSECONDS.toNanos(message.readUnsignedInt());
+        }
+        Metadata metadata = (flags & FLAG_METADATA) != 0 ? readMetadata(message) : Metadata.EMPTY;
+        return remaining == NO_DEADLINE && metadata.isEmpty() ? RequestHeader.NONE
+                : new RequestHeader(remaining, metadata);
+    }
+
+    /** Reads a response's header; the reader index is then at the payload (or the failure's description). */
+    static ResponseHeader readResponse(ByteBuf message) throws MalformedException {
+        int flags = readVersionAndFlags(message, FLAG_METADATA);
+        need(message, 1, "outcome");
+        int code = message.readUnsignedByte();
+        if (code >= Outcome.BY_CODE.length) {
+            throw new MalformedException("unknown outcome " + code);
+        }
+        Outcome outcome = Outcome.BY_CODE[code];
+        int status = 0;
+        if (outcome == Outcome.APPLICATION_ERROR) {
+            need(message, 4, "status");
+            status = message.readInt();
+        }
+        Metadata metadata = (flags & FLAG_METADATA) != 0 ? readMetadata(message) : Metadata.EMPTY;
+        return outcome == Outcome.OK && metadata.isEmpty() ? ResponseHeader.OK
+                : new ResponseHeader(outcome, status, metadata);
+    }
+
+    /** A failure's description: the rest of the message, as UTF-8. */
+    static String description(ByteBuf message) {
+        return message.toString(message.readerIndex(), Math.min(message.readableBytes(), MAX_DESCRIPTION_BYTES),
+                StandardCharsets.UTF_8);
+    }
+
+    static long toWireMicros(long remainingNanos) {
+        if (remainingNanos <= 0) {
+            return 0;
+        }
+        long micros = (remainingNanos + 999) / 1_000; // rounded up: a deadline is never made earlier
+        return Math.min(micros, MAX_DEADLINE_MICROS);
+    }
+
+    private static int readVersionAndFlags(ByteBuf message, int knownFlags) throws MalformedException {
+        need(message, 2, "version and flags");
+        int version = message.readUnsignedByte();
+        if (version != VERSION) {
+            throw new MalformedException("unsupported envelope version " + version + " (this side speaks "
+                    + VERSION + ")");
+        }
+        int flags = message.readUnsignedByte();
+        if ((flags & ~knownFlags) != 0) {
+            throw new MalformedException("unknown envelope flags 0x" + Integer.toHexString(flags & ~knownFlags));
+        }
+        return flags;
+    }
+
+    private static void writeMetadata(ByteBuf out, Metadata metadata) {
+        out.writeShort(metadata.size());
+        metadata.asMap().forEach((key, value) -> {
+            out.writeByte(key.length());
+            out.writeCharSequence(key, StandardCharsets.US_ASCII);
+            byte[] v = value.getBytes(StandardCharsets.UTF_8);
+            out.writeShort(v.length);
+            out.writeBytes(v);
+        });
+    }
+
+    private static Metadata readMetadata(ByteBuf in) throws MalformedException {
+        int start = in.readerIndex();
+        need(in, 2, "metadata count");
+        int count = in.readUnsignedShort();
+        if (count == 0 || count > Metadata.MAX_ENTRIES) {
+            throw new MalformedException("metadata count " + count + " outside 1-" + Metadata.MAX_ENTRIES);
+        }
+        Metadata.Builder b = Metadata.builder();
+        for (int i = 0; i < count; i++) {
+            need(in, 1, "metadata key length");
+            int keyLength = in.readUnsignedByte();
+            need(in, keyLength + 2, "metadata key");
+            String key = in.readCharSequence(keyLength, StandardCharsets.US_ASCII).toString();
+            int valueLength = in.readUnsignedShort();
+            need(in, valueLength, "metadata value");
+            if (in.readerIndex() + valueLength - start > Metadata.MAX_ENCODED_BYTES) {
+                throw new MalformedException("metadata longer than " + Metadata.MAX_ENCODED_BYTES + " bytes");
+            }
+            String value = in.readCharSequence(valueLength, StandardCharsets.UTF_8).toString();
+            try {
+                b.put(key, value);
+            } catch (IllegalArgumentException invalid) {
+                throw new MalformedException(invalid.getMessage());
+            }
+        }
+        return b.build();
+    }
+
+    private static void need(ByteBuf in, int bytes, String what) throws MalformedException {
+        if (in.readableBytes() < bytes) {
+            throw new MalformedException("message ends inside the envelope's " + what);
+        }
+    }
+}
