@@ -164,7 +164,8 @@ final class ClientCallTable {
         }
         if (header.outcome() == Envelope.Outcome.OK) {
             int length = response.readableBytes();
-            if (call.deliver(response, header.metadata())) {
+            // The payload alone, at index 0; the slice shares the message's reference count.
+            if (call.deliver(response.slice(), header.metadata())) {
                 observers.callCompleted(call, length);
             }
             return;

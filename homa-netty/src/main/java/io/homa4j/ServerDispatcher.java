@@ -70,20 +70,23 @@ final class ServerDispatcher {
         }
     }
 
-    /** The engine's upcall: a whole request arrived; takes ownership of {@code request}. Event loop. */
-    void onRequest(long handle, InetSocketAddress client, ByteBuf request) {
+    /** The engine's upcall: a whole request message arrived; takes ownership of {@code message}. Event loop. */
+    void onRequest(long handle, InetSocketAddress client, ByteBuf message) {
         if (host.isClosed()) {
-            request.release();
+            message.release();
             return;
         }
         Envelope.RequestHeader header;
         try {
-            header = Envelope.readRequest(request);
+            header = Envelope.readRequest(message);
         } catch (Envelope.MalformedException e) {
-            request.release();
+            message.release();
             host.engine().replyError(handle, "malformed request envelope: " + e.getMessage(), host.now());
             return;
         }
+        // The handler sees the payload alone, at index 0 (absolute gets included); a slice shares the message's
+        // reference count, so releasing or retaining it does the same to the message.
+        ByteBuf request = message.slice();
         ServerCall ctx = new ServerCall(this, handle, client, request.readableBytes(), host.now(), header);
         unanswered.put(handle, ctx);
         Service s = service.get();

@@ -70,6 +70,27 @@ class MetadataStatusDeadlineTest {
     }
 
     @Test
+    void theHandlerAndTheCallerSeeThePayloadAtIndexZero() throws Exception {
+        HomaEndpoint server = endpoint();
+        AtomicReference<String> seen = new AtomicReference<>();
+        server.serve((ctx, request) -> {
+            seen.set(request.readerIndex() + ":" + request.getByte(0));
+            ctx.reply(Unpooled.wrappedBuffer(new byte[] {9, 8}));
+        });
+        HomaEndpoint client = endpoint();
+        ByteBuf response = client.call(server.localAddress(), Unpooled.wrappedBuffer(new byte[] {5, 6}),
+                CallOptions.timeout(Duration.ofSeconds(WAIT_SECONDS)).withMetadata(Metadata.of("k", "v")))
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
+        try {
+            assertEquals("0:5", seen.get(), "the envelope is not part of what the handler sees");
+            assertEquals(0, response.readerIndex());
+            assertEquals(9, response.getByte(0));
+        } finally {
+            response.release();
+        }
+    }
+
+    @Test
     void aHandlerFailsWithAnApplicationStatusAndHeaders() throws Exception {
         HomaEndpoint server = endpoint();
         server.serve((ctx, request) -> ctx.fail(404, "no such key", Metadata.of("retry-after", "5")));
