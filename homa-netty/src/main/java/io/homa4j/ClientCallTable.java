@@ -32,15 +32,19 @@ final class ClientCallTable {
     private final Observers observers;
     private final CallWindow window;
     private final Executor callbackExecutor;
+    private final int maxPayloadBytes;
     /** Calls by engine RPC id; event loop only. */
     private final Map<Long, PendingCall<?>> calls = new HashMap<>();
 
     /**
      * @param maxCallsInFlight the window: calls outstanding at once
      * @param callbackExecutor where futures complete, or null for the event loop
+     * @param maxPayloadBytes  the longest request payload ({@code maxMessageBytes}; the envelope comes on top)
      */
-    ClientCallTable(EngineHost host, Observers observers, int maxCallsInFlight, Executor callbackExecutor) {
+    ClientCallTable(EngineHost host, Observers observers, int maxCallsInFlight, Executor callbackExecutor,
+                    int maxPayloadBytes) {
         this.host = host;
+        this.maxPayloadBytes = maxPayloadBytes;
         this.observers = observers;
         this.window = new CallWindow(maxCallsInFlight);
         this.callbackExecutor = callbackExecutor;
@@ -82,16 +86,15 @@ final class ClientCallTable {
             return;
         }
         call.holdPlace();
-        ByteBuf request = Envelope.request(ByteBufAllocator.DEFAULT, deadlineNanos == Long.MAX_VALUE
-                ? Envelope.NO_DEADLINE : deadlineNanos - call.startNanos, metadata, payload);
-        int maxMessageBytes = host.config().maxMessageBytes();
-        if (request.readableBytes() > maxMessageBytes) {
-            int length = request.readableBytes();
-            request.release();
-            failUnstarted(call, new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "request message of " + length
-                    + " bytes (payload and envelope) exceeds maxMessageBytes " + maxMessageBytes, true));
+        if (payload.readableBytes() > maxPayloadBytes) {
+            int length = payload.readableBytes();
+            payload.release();
+            failUnstarted(call, new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "request of " + length
+                    + " bytes exceeds maxMessageBytes " + maxPayloadBytes, true));
             return;
         }
+        ByteBuf request = Envelope.request(ByteBufAllocator.DEFAULT, deadlineNanos == Long.MAX_VALUE
+                ? Envelope.NO_DEADLINE : deadlineNanos - call.startNanos, metadata, payload);
         host.onLoop(() -> startOnLoop(call, request, deadlineNanos), () -> {
             request.release();
             failUnstarted(call, closedError());

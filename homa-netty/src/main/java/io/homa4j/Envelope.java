@@ -26,6 +26,8 @@ final class Envelope {
     static final int MAX_DESCRIPTION_BYTES = 4_096;
     /** Largest remaining deadline the wire carries (about 71 minutes); longer ones are sent as this. */
     static final long MAX_DEADLINE_MICROS = 0xFFFF_FFFFL;
+    /** The most bytes an envelope adds to a message: a response's header with a status and full metadata. */
+    static final int MAX_OVERHEAD_BYTES = 3 + 4 + Metadata.MAX_ENCODED_BYTES;
     /** A request without a deadline. */
     static final long NO_DEADLINE = -1;
 

@@ -44,13 +44,16 @@ import java.util.concurrent.TimeUnit;
 public final class HomaEndpoint implements AutoCloseable {
     private static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
 
+    private final HomaConfig config;
     private final EngineHost host;
     private final ClientCallTable calls;
     private final ServerDispatcher server;
     /** For {@link CallOptions#DEFAULT}; Long.MAX_VALUE for none. */
     private final long defaultCallTimeoutNanos;
 
-    HomaEndpoint(EngineHost host, ClientCallTable calls, ServerDispatcher server, long defaultCallTimeoutNanos) {
+    HomaEndpoint(HomaConfig config, EngineHost host, ClientCallTable calls, ServerDispatcher server,
+                 long defaultCallTimeoutNanos) {
+        this.config = config;
         this.defaultCallTimeoutNanos = defaultCallTimeoutNanos;
         this.host = host;
         this.calls = calls;
@@ -87,7 +90,7 @@ public final class HomaEndpoint implements AutoCloseable {
 
     /** The protocol parameters in use. */
     public HomaConfig config() {
-        return host.config();
+        return config;
     }
 
     /** The transport actually in use (never AUTO). */

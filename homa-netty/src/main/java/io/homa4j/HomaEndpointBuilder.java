@@ -269,11 +269,16 @@ public final class HomaEndpointBuilder {
     /** Binds the sockets, then connects the engine's upcalls to the client call table and the server side. */
     private HomaEndpoint wire(UdpTransport.Kind kind, EventLoopGroup own, EventLoop loop) {
         HomaConfig effective = PacerTimerSlack.apply(config, pacerTimerSlackNanos);
-        EngineHost host = new EngineHost(effective, kind, own, loop, bindAddress, port, socketBufferBytes,
+        // maxMessageBytes limits what the application sends and receives; the engine's messages also carry the
+        // RPC envelope, so the engine's limit leaves room for the largest one.
+        HomaConfig engineConfig = effective.toBuilder().maxMessageBytes((int) Math.min(Integer.MAX_VALUE,
+                (long) effective.maxMessageBytes() + Envelope.MAX_OVERHEAD_BYTES)).build();
+        EngineHost host = new EngineHost(engineConfig, kind, own, loop, bindAddress, port, socketBufferBytes,
                 packetFilter, gso);
         Observers observers = new Observers(observer);
         ClientCallTable calls = new ClientCallTable(host, observers,
-                maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor);
+                maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor,
+                effective.maxMessageBytes());
         ServerDispatcher server = new ServerDispatcher(host, observers, maxPendingRequests);
         host.startEngine(engineFactory, metricsIntervalNanos, new RpcListener() {
             @Override
@@ -296,6 +301,6 @@ public final class HomaEndpointBuilder {
                 server.onRequestAbandoned(serverHandle, why);
             }
         });
-        return new HomaEndpoint(host, calls, server, defaultCallTimeoutNanos);
+        return new HomaEndpoint(effective, host, calls, server, defaultCallTimeoutNanos);
     }
 }
