@@ -2,7 +2,7 @@ package io.homa4j;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.CompositeByteBuf;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +68,28 @@ final class Envelope {
     }
 
     /**
+     * A header in front of a payload, without copying. It keeps a reference of its own to the payload, given back
+     * when the message is freed: an application that releases its buffer after handing it over (API misuse)
+     * then cannot free bytes the engine is still sending; its extra release is absorbed here.
+     */
+    private static final class Enveloped extends CompositeByteBuf {
+        private final ByteBuf payload;
+
+        Enveloped(ByteBufAllocator alloc, ByteBuf header, ByteBuf payload) {
+            super(alloc, payload.isDirect(), 2, header, payload.retain());
+            this.payload = payload;
+        }
+
+        @Override
+        protected void deallocate() {
+            super.deallocate(); // releases the header, and the payload once
+            if (payload.refCnt() > 0) {
+                payload.release(); // our own reference, unless the application's extra release took it
+            }
+        }
+    }
+
+    /**
      * The request message: the header, then {@code payload}; takes ownership of the payload.
      *
      * @param remainingNanos the time left until the call's deadline, or {@link #NO_DEADLINE}
@@ -83,12 +105,12 @@ final class Envelope {
         if (!metadata.isEmpty()) {
             writeMetadata(header, metadata);
         }
-        return Unpooled.wrappedBuffer(header, payload);
+        return new Enveloped(alloc, header, payload);
     }
 
     /** The response message of a handler's reply: the header, then {@code payload} (taken over). */
     static ByteBuf response(ByteBufAllocator alloc, Metadata metadata, ByteBuf payload) {
-        return Unpooled.wrappedBuffer(responseHeader(alloc, Outcome.OK, 0, metadata), payload);
+        return new Enveloped(alloc, responseHeader(alloc, Outcome.OK, 0, metadata), payload);
     }
 
     /** A response that is not a reply: a failure with an application status, or a refusal. */
