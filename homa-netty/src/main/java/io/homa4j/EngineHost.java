@@ -8,7 +8,8 @@ import io.homa4j.transport.EngineDriver;
 import io.homa4j.transport.HomaEngineAdapter;
 import io.homa4j.transport.HomaInboundHandler;
 import io.homa4j.transport.KernelSocketDrops;
-import io.homa4j.transport.PacketFilter;
+import io.homa4j.faults.DatagramFilter;
+import io.homa4j.faults.FaultInjectingHandler;
 import io.homa4j.transport.ProtocolEngine;
 import io.homa4j.transport.TransportCounters;
 import io.homa4j.transport.TransportStats;
@@ -72,16 +73,20 @@ final class EngineHost {
      * @param ownGroup the group to shut down at close, or null when the loop belongs to the application
      */
     EngineHost(HomaConfig config, UdpTransport.Kind kind, EventLoopGroup ownGroup, EventLoop loop,
-               InetAddress bindAddress, int port, int socketBufferBytes, PacketFilter packetFilter, boolean gso) {
+               InetAddress bindAddress, int port, int socketBufferBytes, DatagramFilter packetFilter, boolean gso) {
         this.config = config;
         this.ownGroup = ownGroup;
         this.loop = loop;
         this.driver = new EngineDriver(loop, System::nanoTime, counters);
-        this.inbound = new HomaInboundHandler(driver, packetFilter, counters, config.maxUdpPayload());
-        this.transport = UdpTransport.bind(kind, loop, bindAddress, port, config, socketBufferBytes, inbound);
+        this.inbound = new HomaInboundHandler(driver, counters, config.maxUdpPayload());
+        // Fault injection is a handler in front of each socket's pipeline, there only when a filter is set; it
+        // judges single datagrams, so such an endpoint sends no GSO batches.
+        boolean faults = packetFilter != DatagramFilter.NONE;
+        this.transport = UdpTransport.bind(kind, loop, bindAddress, port, config, socketBufferBytes, inbound,
+                faults ? level -> new FaultInjectingHandler(packetFilter, level, counters) : null);
         this.localAddress = transport.localAddress();
-        this.sink = new DatagramSink(transport.channelByLevel(), packetFilter, counters,
-                gso ? transport.gsoFactory() : null);
+        this.sink = new DatagramSink(transport.channelByLevel(), counters,
+                gso && !faults ? transport.gsoFactory() : null);
     }
 
     /**

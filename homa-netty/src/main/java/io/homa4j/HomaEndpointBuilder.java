@@ -5,7 +5,7 @@ import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.transport.HomaEngineAdapter;
 import io.homa4j.transport.PacerTimerSlack;
-import io.homa4j.transport.PacketFilter;
+import io.homa4j.faults.DatagramFilter;
 import io.homa4j.transport.ProtocolEngine;
 import io.homa4j.transport.UdpTransport;
 import io.netty.buffer.ByteBuf;
@@ -37,7 +37,7 @@ public final class HomaEndpointBuilder {
     private EventLoopGroup group;
     private boolean busyPoll;
     private RpcObserver observer;
-    private PacketFilter packetFilter = PacketFilter.NONE;
+    private DatagramFilter packetFilter = DatagramFilter.NONE;
     private int socketBufferBytes = 4 << 20;
     private boolean gso = true;
     private ProtocolEngine.Factory engineFactory = HomaEngineAdapter.FACTORY;
@@ -123,8 +123,14 @@ public final class HomaEndpointBuilder {
         return this;
     }
 
-    /** Fault injection between engine and sockets (tests, experiments); default none. One per endpoint. */
-    public HomaEndpointBuilder packetFilter(PacketFilter filter) {
+    /**
+     * Fault injection between engine and sockets (tests, experiments); default none. One per endpoint. The
+     * filter is installed in front of each socket only when set, and such an endpoint sends no GSO batches.
+     *
+     * @param filter what to do to each datagram in and out
+     * @return this builder
+     */
+    public HomaEndpointBuilder packetFilter(DatagramFilter filter) {
         this.packetFilter = Objects.requireNonNull(filter, "filter");
         return this;
     }

@@ -362,7 +362,8 @@ class EndpointApiTest {
 
     @Test
     void lossyFilterDropsInBothDirectionsAndCounts() throws Exception {
-        var filter = new io.homa4j.transport.LossyPacketFilter(42, 1.0, 0.0);
+        var filter = new io.homa4j.faults.FaultInjector(42, io.homa4j.faults.Faults.NONE.withDrop(1.0),
+                io.homa4j.faults.Faults.NONE);
         HomaEndpoint client = endpoint(HomaEndpoint.builder().packetFilter(filter));
         HomaEndpoint server = endpoint(TransportType.AUTO);
         server.serve((ctx, request) -> ctx.reply(request.retain()));

@@ -26,8 +26,7 @@ import java.net.InetSocketAddress;
  * <p>GSO fallback: when the kernel refuses a GSO send (EIO when the device cannot checksum, EINVAL/ENOTSUP
  * elsewhere), its packets are re-sent one by one and GSO stays off for this sink from then on, logged once.
  *
- * <p>Filtering: every packet passes the {@link PacketFilter} first; packets it delays wait in a {@link DelayLine}
- * and leave with a flush of their own.
+ * <p>Fault injection, when configured, sits in each socket's pipeline ({@code io.homa4j.faults}), not here.
  *
  * <p>Threading: event loop only. Ownership: every packet given to {@link #send} is released exactly once.
  */
@@ -41,11 +40,9 @@ public final class DatagramSink implements PacketSink {
 
     private final Channel[] channelByLevel;
     private final boolean[] dirty;
-    private final PacketFilter filter;
     private final TransportCounters counters;
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
-    private final FilterPath path;
     private boolean gsoEnabled;
     private boolean deferSocketFlush;
     private boolean closed;
@@ -68,22 +65,17 @@ public final class DatagramSink implements PacketSink {
      * @param channelByLevel the socket of each priority level (entries may repeat when sockets are shared)
      * @param gsoFactory     builds GSO messages, or null when this transport has no GSO
      */
-    public DatagramSink(Channel[] channelByLevel, PacketFilter filter, TransportCounters counters,
+    public DatagramSink(Channel[] channelByLevel, TransportCounters counters,
                         GsoPacketFactory gsoFactory) {
         if (channelByLevel.length == 0) {
             throw new IllegalArgumentException("no channels");
         }
         this.channelByLevel = channelByLevel.clone();
         this.dirty = new boolean[channelByLevel.length];
-        this.filter = filter;
         this.counters = counters;
         this.allocator = channelByLevel[0].alloc();
         this.gsoFactory = gsoFactory;
         this.gsoEnabled = gsoFactory != null;
-        this.path = new FilterPath(channelByLevel[0]::eventLoop, this::enqueue, (peer, level, packet) -> {
-            enqueue(peer, level, packet);
-            flushNow(); // a due packet leaves outside any engine turn, so no end of turn will flush it
-        }, () -> counters.filteredOutbound++, allocator);
     }
 
     /** True while runs go out as GSO sends. */
@@ -91,21 +83,12 @@ public final class DatagramSink implements PacketSink {
         return gsoEnabled;
     }
 
-    @Override
-    public void send(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
-        if (closed) {
-            packet.release();
-            return;
-        }
-        filter.outbound(peer, level(priorityLevel), packet, path);
-    }
-
     private int level(int priorityLevel) {
         return Math.max(0, Math.min(channelByLevel.length - 1, priorityLevel));
     }
 
-    /** Queues a packet the filter let through. */
-    private void enqueue(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
+    @Override
+    public void send(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
         if (closed) {
             packet.release();
             return;
@@ -171,7 +154,6 @@ public final class DatagramSink implements PacketSink {
     /** Drops everything queued and refuses later packets; releases every buffer it holds. */
     public void close() {
         closed = true;
-        path.close();
         for (int i = 0; i < runCount; i++) {
             run[i].release();
             run[i] = null;

@@ -2,7 +2,6 @@ package io.homa4j.transport;
 
 import io.homa4j.core.wire.PacketDecoder;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -26,9 +25,8 @@ import java.net.InetSocketAddress;
  * that declares a wrong length is cut into pieces the engine then drops as malformed; a read longer than any
  * packet whose first bytes declare no usable length is counted in {@code oversizedDropped}.
  *
- * <p>Datagrams longer than the configured MTU allows that are not a coalesced read, and those a
- * {@link PacketFilter} rejects, are dropped and counted. Everything else, garbage included, is the engine's to
- * judge.
+ * <p>Everything, garbage included, is the engine's to judge. Fault injection, when an endpoint is built with a
+ * filter, happens before this handler in the socket's pipeline ({@code io.homa4j.faults.FaultInjectingHandler}).
  *
  * <p>Shared by all the endpoint's sockets, which live on one event loop. Ownership: each packet handed on is a
  * retained slice the engine releases; the datagram itself is released here.
@@ -41,28 +39,18 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
     static final int MAX_BURST = 256;
 
     private final EngineDriver driver;
-    private final PacketFilter filter;
     private final TransportCounters counters;
     private final int maxPayloadBytes;
-    private final FilterPath path;
-    private final boolean filtering;
 
     private final InetSocketAddress[] burstSenders = new InetSocketAddress[MAX_BURST];
     private final ByteBuf[] burstPackets = new ByteBuf[MAX_BURST];
     private int burstCount;
 
     /** @param maxPayloadBytes longest UDP payload of one Homa packet ({@code HomaConfig.maxUdpPayload()}) */
-    public HomaInboundHandler(EngineDriver driver, PacketFilter filter, TransportCounters counters,
-                              int maxPayloadBytes) {
+    public HomaInboundHandler(EngineDriver driver, TransportCounters counters, int maxPayloadBytes) {
         this.driver = driver;
-        this.filter = filter;
-        this.filtering = filter != PacketFilter.NONE;
         this.counters = counters;
         this.maxPayloadBytes = maxPayloadBytes;
-        DelayLine.Exit toBurst = (from, level, packet) -> addToBurst(from, packet);
-        DelayLine.Exit later = (from, level, packet) -> driver.onPacket(from, packet);
-        this.path = new FilterPath(driver::loop, toBurst, later, () -> counters.filteredInbound++,
-                ByteBufAllocator.DEFAULT);
     }
 
     @Override
@@ -86,7 +74,7 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 counters.packetsReceived++;
-                pass(sender, content.retainedSlice());
+                addToBurst(sender, content.retainedSlice());
                 return;
             }
             if (stride > maxPayloadBytes) {
@@ -96,7 +84,7 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
             counters.coalescedReceived++;
             for (int offset = 0; offset < length; offset += stride) {
                 counters.packetsReceived++;
-                pass(sender, content.retainedSlice(start + offset, Math.min(stride, length - offset)));
+                addToBurst(sender, content.retainedSlice(start + offset, Math.min(stride, length - offset)));
             }
         } finally {
             content.release();
@@ -106,14 +94,6 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         deliverBurst();
-    }
-
-    private void pass(InetSocketAddress sender, ByteBuf packet) {
-        if (filtering) {
-            filter.inbound(sender, packet, path);
-        } else {
-            addToBurst(sender, packet);
-        }
     }
 
     private void addToBurst(InetSocketAddress sender, ByteBuf packet) {
@@ -151,9 +131,8 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Releases the datagrams the filter holds back; those arriving later are still filtered and passed on. */
+    /** Releases the packets of a burst not yet handed on. */
     public void close() {
-        path.close();
         for (int i = 0; i < burstCount; i++) {
             burstPackets[i].release();
             burstPackets[i] = null;

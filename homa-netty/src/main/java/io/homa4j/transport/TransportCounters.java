@@ -21,6 +21,16 @@ public final class TransportCounters {
     volatile long socketErrors;
     volatile long engineWakes;
 
+    /** One datagram a fault-injecting filter dropped on its way out. */
+    public void countFilteredOutbound() {
+        filteredOutbound++;
+    }
+
+    /** One datagram a fault-injecting filter dropped on its way in. */
+    public void countFilteredInbound() {
+        filteredInbound++;
+    }
+
     /** An immutable copy of the totals so far, without the kernel's drop count (-1). */
     public TransportStats snapshot() {
         return snapshot(-1);

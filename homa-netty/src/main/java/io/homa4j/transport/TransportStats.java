@@ -3,7 +3,8 @@ package io.homa4j.transport;
 /**
  * A snapshot of an endpoint's UDP-level totals since it was built.
  *
- * @param datagramsSent     UDP datagrams handed to the kernel (each GSO segment counts once)
+ * @param datagramsSent     UDP datagrams written to the sockets (each GSO segment counts once; with a fault filter,
+ *                          counted before the filter judges them)
  * @param bytesSent         UDP payload bytes of those datagrams
  * @param gsoSends          UDP GSO sends (one syscall buffer carrying several segments)
  * @param gsoSegments       datagrams that went out inside GSO sends
@@ -16,8 +17,8 @@ package io.homa4j.transport;
  * @param receiveBursts     bursts of packets handed to the engine, one per socket read-readiness; with
  *                          {@code packetsReceived}, the packets the engine handles per wake-up
  * @param oversizedDropped  datagrams longer than the configured MTU allows, dropped unread by the engine
- * @param filteredOutbound  datagrams a {@link PacketFilter} dropped on the way out
- * @param filteredInbound   datagrams a {@link PacketFilter} dropped on the way in
+ * @param filteredOutbound  datagrams a fault-injecting filter ({@code io.homa4j.faults}) dropped on the way out
+ * @param filteredInbound   datagrams a fault-injecting filter dropped on the way in
  * @param socketErrors      socket errors reported by Netty (failed plain sends, failed reads)
  * @param engineWakes       times the event loop woke the engine for its timers or pacer ({@code poll})
  * @param socketDrops       datagrams the kernel dropped because the receive buffer of one of the endpoint's

@@ -9,6 +9,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FixedRecvByteBufAllocator;
@@ -38,6 +39,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 
 /**
  * The UDP sockets of one endpoint, all on one event loop and bound to one address and port.
@@ -195,6 +197,19 @@ public final class UdpTransport {
      */
     public static UdpTransport bind(Kind kind, EventLoop loop, InetAddress address, int port, HomaConfig config,
                                     int socketBufferBytes, ChannelHandler inbound) {
+        return bind(kind, loop, address, port, config, socketBufferBytes, inbound, null);
+    }
+
+    /**
+     * Binds the sockets with one more handler in front of {@code inbound} in each socket's pipeline.
+     *
+     * @param beforeInbound the extra handler for the socket of each priority level (a fault injector in tests and
+     *                      experiments), or null for none: production sockets carry {@code inbound} alone
+     * @throws HomaException UNAVAILABLE when binding fails
+     */
+    public static UdpTransport bind(Kind kind, EventLoop loop, InetAddress address, int port, HomaConfig config,
+                                    int socketBufferBytes, ChannelHandler inbound,
+                                    IntFunction<ChannelHandler> beforeInbound) {
         boolean reusePort = kind == Kind.EPOLL || nioSupportsReusePort();
         int levels = config.priorityLevels();
         int socketCount = reusePort ? levels : 1;
@@ -209,8 +224,10 @@ public final class UdpTransport {
                 for (int i = 0; i < socketCount; i++) {
                     int level = reusePort ? i : levels - 1;
                     ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES * RECV_SLOTS);
+                    ChannelHandler handlers = beforeInbound == null ? inbound
+                            : pipelineOf(beforeInbound.apply(level), inbound);
                     Bootstrap bootstrap = bootstrap(kind, loop, address, config, socketBufferBytes, reusePort, level,
-                            inbound, readBuffer);
+                            handlers, readBuffer);
                     sockets[i] = bootstrap.bind(address, target).syncUninterruptibly().channel();
                     sockets[i].closeFuture().addListener(closed -> readBuffer.releaseHeld());
                 }
@@ -274,6 +291,15 @@ public final class UdpTransport {
             }
         }
         return b;
+    }
+
+    private static ChannelHandler pipelineOf(ChannelHandler first, ChannelHandler second) {
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel channel) {
+                channel.pipeline().addLast(first, second);
+            }
+        };
     }
 
     /** A port on {@code address} that no socket holds right now (the probe socket is closed again). */

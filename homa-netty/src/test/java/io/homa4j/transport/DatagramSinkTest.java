@@ -71,7 +71,7 @@ class DatagramSinkTest {
 
     @Test
     void eachLevelGoesToItsOwnChannel() {
-        DatagramSink sink = new DatagramSink(levels(8), PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(levels(8), counters, GSO);
         for (int level = 0; level < 8; level++) {
             sink.send(PEER_A, level, packet(100, level));
         }
@@ -88,7 +88,7 @@ class DatagramSinkTest {
 
     @Test
     void outOfRangeLevelsAreClamped() {
-        DatagramSink sink = new DatagramSink(levels(2), PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(levels(2), counters, GSO);
         sink.send(PEER_A, 9, packet(10, 1));
         sink.send(PEER_A, -3, packet(10, 2));
         sink.flush();
@@ -102,7 +102,7 @@ class DatagramSinkTest {
 
     @Test
     void runOfFullPacketsToOnePeerBecomesOneGsoSendWithShortTail() {
-        DatagramSink sink = new DatagramSink(levels(8), PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(levels(8), counters, GSO);
         ByteBuf expected = Unpooled.buffer();
         for (int i = 0; i < 10; i++) {
             ByteBuf p = packet(FULL, i);
@@ -130,7 +130,7 @@ class DatagramSinkTest {
 
     @Test
     void runsBreakOnPeerLevelLengthAndShortPacket() {
-        DatagramSink sink = new DatagramSink(levels(8), PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(levels(8), counters, GSO);
         sink.send(PEER_A, 2, packet(FULL, 0));
         sink.send(PEER_A, 2, packet(FULL, 1));
         sink.send(PEER_B, 2, packet(FULL, 2));   // other peer
@@ -157,7 +157,7 @@ class DatagramSinkTest {
 
     @Test
     void longRunsAreCutAtTheUdpPayloadLimit() {
-        DatagramSink sink = new DatagramSink(levels(1), PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(levels(1), counters, GSO);
         int n = 100;
         for (int i = 0; i < n; i++) {
             sink.send(PEER_A, 0, packet(FULL, i));
@@ -179,7 +179,7 @@ class DatagramSinkTest {
 
     @Test
     void smallPacketsAreNeverSegmentedWhenGsoIsOff() {
-        DatagramSink sink = new DatagramSink(levels(1), PacketFilter.NONE, counters, null);
+        DatagramSink sink = new DatagramSink(levels(1), counters, null);
         for (int i = 0; i < 5; i++) {
             sink.send(PEER_A, 0, packet(FULL, i));
         }
@@ -207,7 +207,7 @@ class DatagramSinkTest {
             }
         });
         channels.add(refusing);
-        DatagramSink sink = new DatagramSink(new Channel[] {refusing}, PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(new Channel[] {refusing}, counters, GSO);
         for (int i = 0; i < 3; i++) {
             sink.send(PEER_A, 0, packet(FULL, i));
         }
@@ -234,94 +234,8 @@ class DatagramSinkTest {
     }
 
     @Test
-    void filteredPacketsAreReleasedAndCounted() {
-        PacketFilter dropLevel1 = new PacketFilter() {
-            @Override
-            public void outbound(InetSocketAddress peer, int level, ByteBuf packet, PacketPath path) {
-                if (level == 1) {
-                    path.drop(packet);
-                } else {
-                    path.forward(peer, level, packet);
-                }
-            }
-
-            @Override
-            public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
-                path.forward(from, 0, packet);
-            }
-        };
-        DatagramSink sink = new DatagramSink(levels(2), dropLevel1, counters, GSO);
-        ByteBuf dropped = packet(10, 0);
-        sink.send(PEER_A, 1, dropped);
-        sink.send(PEER_A, 0, packet(10, 0));
-        sink.flush();
-        assertEquals(0, dropped.refCnt());
-        assertNull(channel(1).readOutbound());
-        DatagramPacket kept = channel(0).readOutbound();
-        kept.release();
-        assertEquals(1, counters.snapshot().filteredOutbound());
-    }
-
-    @Test
-    void delayedPacketsLeaveLaterWithAFlushOfTheirOwnAndAreOvertaken() {
-        EmbeddedChannel channel = (EmbeddedChannel) levels(1)[0];
-        channel.freezeTime();
-        PacketFilter delayFirst = new PacketFilter() {
-            @Override
-            public void outbound(InetSocketAddress peer, int level, ByteBuf packet, PacketPath path) {
-                if (packet.getByte(0) == 1) {
-                    path.forwardLater(2_000_000, peer, level, packet);
-                } else {
-                    path.forward(peer, level, packet);
-                }
-            }
-
-            @Override
-            public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
-                path.forward(from, 0, packet);
-            }
-        };
-        DatagramSink sink = new DatagramSink(new Channel[] {channel}, delayFirst, counters, GSO);
-        sink.send(PEER_A, 0, packet(FULL, 1));
-        sink.send(PEER_A, 0, packet(FULL, 2));
-        sink.flushNow();
-        DatagramPacket overtaking = channel.readOutbound();
-        assertEquals(2, overtaking.content().getByte(0));
-        overtaking.release();
-        assertNull(channel.readOutbound());
-        channel.advanceTimeBy(1, java.util.concurrent.TimeUnit.MILLISECONDS);
-        channel.runScheduledPendingTasks();
-        assertNull(channel.readOutbound(), "not before its time");
-        channel.advanceTimeBy(1, java.util.concurrent.TimeUnit.MILLISECONDS);
-        channel.runScheduledPendingTasks();
-        DatagramPacket late = channel.readOutbound();
-        assertEquals(1, late.content().getByte(0), "written and flushed without an engine turn");
-        late.release();
-        assertEquals(2, counters.snapshot().datagramsSent());
-    }
-
-    @Test
-    void closeReleasesPacketsHeldByTheFilter() {
-        EmbeddedChannel channel = (EmbeddedChannel) levels(1)[0];
-        channel.freezeTime();
-        FaultInjector delayAll = new FaultInjector(1, Faults.NONE.withDuplicate(1).withDelay(1, 1_000_000),
-                Faults.NONE);
-        DatagramSink sink = new DatagramSink(new Channel[] {channel}, delayAll, counters, GSO);
-        ByteBuf held = packet(FULL, 0);
-        sink.send(PEER_A, 0, held);
-        sink.flushNow();
-        assertEquals(1, held.refCnt(), "held, not sent");
-        sink.close();
-        assertEquals(0, held.refCnt());
-        channel.advanceTimeBy(2, java.util.concurrent.TimeUnit.MILLISECONDS);
-        channel.runScheduledPendingTasks();
-        assertNull(channel.readOutbound(), "nothing leaves after close");
-        assertEquals(2, delayAll.outboundCounts().delayed());
-    }
-
-    @Test
     void closeReleasesQueuedPacketsAndRefusesNewOnes() {
-        DatagramSink sink = new DatagramSink(levels(1), PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(levels(1), counters, GSO);
         ByteBuf queued = packet(FULL, 0);
         sink.send(PEER_A, 0, queued);
         sink.close();
@@ -335,7 +249,7 @@ class DatagramSinkTest {
 
     @Test
     void deferredSocketFlushWaitsForFlushNow() {
-        DatagramSink sink = new DatagramSink(levels(1), PacketFilter.NONE, counters, GSO);
+        DatagramSink sink = new DatagramSink(levels(1), counters, GSO);
         sink.deferSocketFlush(true);
         sink.send(PEER_A, 0, packet(50, 1));
         sink.flush(); // what the engine calls after each method

@@ -38,10 +38,10 @@ class GsoLoopbackTest {
             TransportCounters counters = new TransportCounters();
             UdpTransport transport = UdpTransport.bind(UdpTransport.Kind.EPOLL, loop, InetAddress.getLoopbackAddress(),
                     0, config, 1 << 20, new HomaInboundHandler(new EngineDriver(loop, System::nanoTime),
-                            PacketFilter.NONE, counters, segment));
+                            counters, segment));
             try {
                 InetSocketAddress to = new InetSocketAddress(InetAddress.getLoopbackAddress(), receiver.getLocalPort());
-                DatagramSink sink = new DatagramSink(transport.channelByLevel(), PacketFilter.NONE, counters,
+                DatagramSink sink = new DatagramSink(transport.channelByLevel(), counters,
                         transport.gsoFactory());
                 loop.submit(() -> {
                     for (int i = 0; i < count; i++) {

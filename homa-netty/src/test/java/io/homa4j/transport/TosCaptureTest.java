@@ -57,13 +57,13 @@ class TosCaptureTest {
                 EventLoop loop = group.next();
                 TransportCounters counters = new TransportCounters();
                 HomaInboundHandler dropAll = new HomaInboundHandler(new EngineDriver(loop, System::nanoTime),
-                        PacketFilter.NONE, counters, config.maxUdpPayload());
+                        counters, config.maxUdpPayload());
                 UdpTransport transport = UdpTransport.bind(kind, loop, InetAddress.getLoopbackAddress(), 0, config,
                         1 << 20, dropAll);
                 try {
                     InetSocketAddress to = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
                     loop.submit(() -> {
-                        DatagramSink sink = new DatagramSink(transport.channelByLevel(), PacketFilter.NONE, counters,
+                        DatagramSink sink = new DatagramSink(transport.channelByLevel(), counters,
                                 null);
                         for (int level = 0; level < 8; level++) {
                             sink.send(to, level, Unpooled.directBuffer().writeZero(100 + level));

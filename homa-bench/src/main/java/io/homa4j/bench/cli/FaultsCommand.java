@@ -5,8 +5,8 @@ import io.homa4j.bench.faults.FaultPlan;
 import io.homa4j.bench.faults.FaultRun;
 import io.homa4j.bench.workload.Workload;
 import io.homa4j.core.HomaConfig;
-import io.homa4j.transport.FaultCounts;
-import io.homa4j.transport.Faults;
+import io.homa4j.faults.FaultCounts;
+import io.homa4j.faults.Faults;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -17,7 +17,7 @@ import java.util.Set;
 
 /**
  * {@code faults}: for each loss level, a run of echo calls over loopback UDP through a {@link
- * io.homa4j.transport.FaultInjector}; prints one line per level: calls ended byte-exact, with wrong bytes, failed
+ * io.homa4j.faults.FaultInjector}; prints one line per level: calls ended byte-exact, with wrong bytes, failed
  * by error code, unfinished (a hang), and the duration; the engines' counters with {@code --verbose true} or after a
  * hang. Fails (exit 1) when any call hung or failed untyped.
  */

@@ -1,8 +1,8 @@
 package io.homa4j.bench.faults;
 
 import io.homa4j.core.ErrorCode;
-import io.homa4j.transport.FaultCounts;
-import io.homa4j.transport.Faults;
+import io.homa4j.faults.FaultCounts;
+import io.homa4j.faults.Faults;
 
 import java.util.List;
 import java.util.Locale;

@@ -2,7 +2,7 @@ package io.homa4j.bench.faults;
 
 import io.homa4j.bench.workload.Workload;
 import io.homa4j.core.HomaConfig;
-import io.homa4j.transport.Faults;
+import io.homa4j.faults.Faults;
 
 import java.time.Duration;
 

@@ -5,7 +5,7 @@ import io.homa4j.HomaException;
 import io.homa4j.core.ErrorCode;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.core.sim.Payloads;
-import io.homa4j.transport.FaultInjector;
+import io.homa4j.faults.FaultInjector;
 import io.netty.buffer.ByteBuf;
 
 import java.time.Duration;

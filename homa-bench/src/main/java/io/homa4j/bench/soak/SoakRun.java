@@ -3,7 +3,8 @@ package io.homa4j.bench.soak;
 import io.homa4j.HomaEndpoint;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.metrics.MetricsSnapshot;
-import io.homa4j.transport.LossyPacketFilter;
+import io.homa4j.faults.DatagramFilter;
+import io.homa4j.faults.FaultInjector;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.io.PrintStream;
@@ -15,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A long closed-loop run over loopback: an echo server and a client whose datagrams are dropped at random
- * ({@link LossyPacketFilter}) both ways, {@code concurrency} calls always in flight ({@link ClosedLoopCalls}),
+ * ({@link DatagramFilter#lossy}) both ways, {@code concurrency} calls always in flight ({@link ClosedLoopCalls}),
  * request lengths from the workload. Prints a progress line with the call counts and the memory gauges every
  * {@code progressSeconds}, so a leak shows as a rising column.
  */
@@ -35,7 +36,7 @@ public final class SoakRun {
 
     public SoakResult run() throws InterruptedException {
         HomaConfig config = config(plan);
-        LossyPacketFilter loss = new LossyPacketFilter(plan.seed(), plan.loss(), plan.loss());
+        FaultInjector loss = DatagramFilter.lossy(plan.seed(), plan.loss());
         SplittableRandom random = new SplittableRandom(plan.seed());
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(
                 new DefaultThreadFactory("soak-memory", true));

@@ -3,7 +3,7 @@ package io.homa4j.bench.faults;
 import io.homa4j.bench.workload.Workloads;
 import io.homa4j.core.ErrorCode;
 import io.homa4j.core.HomaConfig;
-import io.homa4j.transport.Faults;
+import io.homa4j.faults.Faults;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;

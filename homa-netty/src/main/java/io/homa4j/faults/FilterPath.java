@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -8,12 +8,12 @@ import java.net.InetSocketAddress;
 import java.util.function.Supplier;
 
 /**
- * The {@link PacketPath} a {@link PacketFilter} is given on one side of an endpoint: forwards to {@code now},
+ * The {@link DatagramPath} a {@link DatagramFilter} is given on one side of an endpoint: forwards to {@code now},
  * holds delayed packets in a {@link DelayLine} that leads to {@code later}, releases and counts drops.
  *
  * <p>Threading: event loop only. {@link #close()} releases what is held.
  */
-final class FilterPath implements PacketPath {
+final class FilterPath implements DatagramPath {
     private final DelayLine.Exit now;
     private final DelayLine delayLine;
     private final Runnable countDrop;

@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -38,7 +38,7 @@ class FaultInjectorTest {
         return b;
     }
 
-    private void offerOutbound(PacketFilter filter, int count) {
+    private void offerOutbound(DatagramFilter filter, int count) {
         for (int i = 0; i < count; i++) {
             filter.outbound(PEER, i % 8, packet(i), path);
         }
@@ -139,17 +139,17 @@ class FaultInjectorTest {
 
     @Test
     void chainedFiltersSeeWhatTheFirstForwardsAndDelaysAddUp() {
-        PacketFilter delayAll = new FaultInjector(1, Faults.NONE.withDelay(1, 100), Faults.NONE);
+        DatagramFilter delayAll = new FaultInjector(1, Faults.NONE.withDelay(1, 100), Faults.NONE);
         FaultInjector duplicateAll = new FaultInjector(2, Faults.NONE.withDuplicate(1).withDelay(1, 100),
                 Faults.NONE);
-        offerOutbound(PacketFilter.chain(delayAll, duplicateAll), 1_000);
+        offerOutbound(DatagramFilter.chain(delayAll, duplicateAll), 1_000);
         assertEquals(2_000, path.forwarded.size());
         assertTrue(path.forwarded.stream().allMatch(f -> f.delayNanos >= 2 && f.delayNanos <= 200));
         assertTrue(path.forwarded.stream().anyMatch(f -> f.delayNanos > 100), "the delays add up");
 
-        PacketFilter dropAll = new FaultInjector(3, Faults.NONE.withDrop(1), Faults.NONE);
+        DatagramFilter dropAll = new FaultInjector(3, Faults.NONE.withDrop(1), Faults.NONE);
         path.releaseAll();
-        offerOutbound(PacketFilter.chain(duplicateAll, dropAll), 100);
+        offerOutbound(DatagramFilter.chain(duplicateAll, dropAll), 100);
         assertEquals(0, path.forwarded.size());
         assertEquals(200, path.dropped, "the copies are dropped too");
     }
@@ -166,7 +166,7 @@ class FaultInjectorTest {
     }
 
     /** Keeps what it is given; counts and releases drops. */
-    private static final class RecordingPath implements PacketPath {
+    private static final class RecordingPath implements DatagramPath {
         final List<Forwarded> forwarded = new ArrayList<>();
         long dropped;
         private boolean dropEverything;

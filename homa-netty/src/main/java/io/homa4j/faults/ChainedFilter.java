@@ -1,35 +1,35 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.net.InetSocketAddress;
 
-/** Two filters in series (see {@link PacketFilter#chain}). Event loop only. */
-final class ChainedPacketFilter implements PacketFilter {
-    private final PacketFilter first;
-    private final PacketFilter second;
+/** Two filters in series (see {@link DatagramFilter#chain}). Event loop only. */
+final class ChainedFilter implements DatagramFilter {
+    private final DatagramFilter first;
+    private final DatagramFilter second;
 
-    ChainedPacketFilter(PacketFilter first, PacketFilter second) {
+    ChainedFilter(DatagramFilter first, DatagramFilter second) {
         this.first = first;
         this.second = second;
     }
 
     @Override
-    public void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, PacketPath path) {
+    public void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, DatagramPath path) {
         first.outbound(peer, priorityLevel, packet, new Junction(path, true, 0));
     }
 
     @Override
-    public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
+    public void inbound(InetSocketAddress from, ByteBuf packet, DatagramPath path) {
         first.inbound(from, packet, new Junction(path, false, 0));
     }
 
     /** A path that drops and allocates through {@code end}. */
-    private abstract static class Towards implements PacketPath {
-        final PacketPath end;
+    private abstract static class Towards implements DatagramPath {
+        final DatagramPath end;
 
-        Towards(PacketPath end) {
+        Towards(DatagramPath end) {
             this.end = end;
         }
 
@@ -52,7 +52,7 @@ final class ChainedPacketFilter implements PacketFilter {
         private final boolean outbound;
         private final long addedDelayNanos;
 
-        Junction(PacketPath end, boolean outbound, long addedDelayNanos) {
+        Junction(DatagramPath end, boolean outbound, long addedDelayNanos) {
             super(end);
             this.outbound = outbound;
             this.addedDelayNanos = addedDelayNanos;
@@ -60,7 +60,7 @@ final class ChainedPacketFilter implements PacketFilter {
 
         @Override
         public void forward(InetSocketAddress address, int priorityLevel, ByteBuf packet) {
-            PacketPath next = addedDelayNanos == 0 ? end : new Delayed(end, addedDelayNanos);
+            DatagramPath next = addedDelayNanos == 0 ? end : new Delayed(end, addedDelayNanos);
             if (outbound) {
                 second.outbound(address, priorityLevel, packet, next);
             } else {
@@ -79,7 +79,7 @@ final class ChainedPacketFilter implements PacketFilter {
     private static final class Delayed extends Towards {
         private final long delayNanos;
 
-        Delayed(PacketPath end, long delayNanos) {
+        Delayed(DatagramPath end, long delayNanos) {
             super(end);
             this.delayNanos = delayNanos;
         }

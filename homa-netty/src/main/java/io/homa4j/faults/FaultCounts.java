@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 /**
  * What a {@link FaultInjector} did to one direction's datagrams so far.

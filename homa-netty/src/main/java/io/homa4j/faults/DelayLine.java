@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Datagrams a {@link PacketFilter} asked to pass on later ({@link PacketPath#forwardLater}): each waits on a
+ * Datagrams a {@link DatagramFilter} asked to pass on later ({@link DatagramPath#forwardLater}): each waits on a
  * timer of the event loop, then goes to the exit. {@link #close()} releases those still waiting, so a delayed
  * datagram is never leaked by an endpoint that closes before it is due.
  *

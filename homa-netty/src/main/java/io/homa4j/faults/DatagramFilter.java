@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 import io.netty.buffer.ByteBuf;
 
@@ -11,33 +11,33 @@ import java.net.InetSocketAddress;
  * one-way partitions); production endpoints use {@link #NONE}. {@link FaultInjector} is the ready-made one.
  *
  * <p>Ownership: each method takes ownership of {@code packet} and must hand it, exactly once, to
- * {@link PacketPath#forward}, {@link PacketPath#forwardLater} or {@link PacketPath#drop}; extra datagrams (a
+ * {@link DatagramPath#forward}, {@link DatagramPath#forwardLater} or {@link DatagramPath#drop}; extra datagrams (a
  * duplicate, an altered copy) are new buffers the filter allocates and hands on the same way. The path owns what
  * it is given: it releases packets held for later when the endpoint closes, so a filter never holds buffers.
  *
  * <p>Threading: called on the endpoint's event loop only, so one instance must not serve several endpoints
  * unless it is stateless.
  */
-public interface PacketFilter {
+public interface DatagramFilter {
 
     /** Passes everything, unaltered and at once. */
-    PacketFilter NONE = new PacketFilter() {
+    DatagramFilter NONE = new DatagramFilter() {
         @Override
-        public void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, PacketPath path) {
+        public void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, DatagramPath path) {
             path.forward(peer, priorityLevel, packet);
         }
 
         @Override
-        public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
+        public void inbound(InetSocketAddress from, ByteBuf packet, DatagramPath path) {
             path.forward(from, 0, packet);
         }
     };
 
     /** {@code packet} is on its way to {@code peer} at {@code priorityLevel}; the path leads to the socket. */
-    void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, PacketPath path);
+    void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, DatagramPath path);
 
     /** {@code packet} arrived from {@code from}; the path leads to the engine (which ignores the level). */
-    void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path);
+    void inbound(InetSocketAddress from, ByteBuf packet, DatagramPath path);
 
     /**
      * Drops each datagram, in both directions, independently with probability {@code dropProbability}, from a
@@ -52,7 +52,7 @@ public interface PacketFilter {
      * {@code first} then {@code second}: what {@code first} forwards, {@code second} judges (at once, also when
      * {@code first} forwards it later: the delays add up).
      */
-    static PacketFilter chain(PacketFilter first, PacketFilter second) {
-        return new ChainedPacketFilter(first, second);
+    static DatagramFilter chain(DatagramFilter first, DatagramFilter second) {
+        return new ChainedFilter(first, second);
     }
 }

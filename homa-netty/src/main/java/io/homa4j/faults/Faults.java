@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 /**
  * What a {@link FaultInjector} does to the datagrams of one direction, each fault an independent probability per

@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -6,12 +6,12 @@ import io.netty.buffer.ByteBufAllocator;
 import java.net.InetSocketAddress;
 
 /**
- * Where a {@link PacketFilter} sends the datagrams it lets through: towards the socket for outbound packets,
+ * Where a {@link DatagramFilter} sends the datagrams it lets through: towards the socket for outbound packets,
  * towards the engine for inbound ones. Each method takes ownership of {@code packet}.
  *
  * <p>Threading: event loop only.
  */
-public interface PacketPath {
+public interface DatagramPath {
 
     /** Passes {@code packet} on now. {@code address} is the peer (outbound) or sender (inbound). */
     void forward(InetSocketAddress address, int priorityLevel, ByteBuf packet);

@@ -1,4 +1,4 @@
-package io.homa4j.transport;
+package io.homa4j.faults;
 
 import io.netty.buffer.ByteBuf;
 
@@ -6,7 +6,7 @@ import java.net.InetSocketAddress;
 import java.util.SplittableRandom;
 
 /**
- * A {@link PacketFilter} that drops, corrupts, duplicates and delays (hence reorders) datagrams at random with
+ * A {@link DatagramFilter} that drops, corrupts, duplicates and delays (hence reorders) datagrams at random with
  * fixed probabilities per direction ({@link Faults}). Each direction draws from its own generator seeded from
  * {@code seed}, so the same sequence of datagrams meets the same faults every run, and traffic in one direction
  * does not change the faults of the other.
@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  * <p>Threading: the filter methods run on one endpoint's event loop (one injector per endpoint); the counts may
  * be read from any thread.
  */
-public final class FaultInjector implements PacketFilter {
+public final class FaultInjector implements DatagramFilter {
     private final Direction outbound;
     private final Direction inbound;
 
@@ -33,12 +33,12 @@ public final class FaultInjector implements PacketFilter {
     }
 
     @Override
-    public void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, PacketPath path) {
+    public void outbound(InetSocketAddress peer, int priorityLevel, ByteBuf packet, DatagramPath path) {
         outbound.apply(peer, priorityLevel, packet, path);
     }
 
     @Override
-    public void inbound(InetSocketAddress from, ByteBuf packet, PacketPath path) {
+    public void inbound(InetSocketAddress from, ByteBuf packet, DatagramPath path) {
         inbound.apply(from, 0, packet, path);
     }
 
@@ -73,7 +73,7 @@ public final class FaultInjector implements PacketFilter {
             this.random = random;
         }
 
-        void apply(InetSocketAddress address, int level, ByteBuf packet, PacketPath path) {
+        void apply(InetSocketAddress address, int level, ByteBuf packet, DatagramPath path) {
             seen++;
             if (happens(faults.drop())) {
                 dropped++;
@@ -95,7 +95,7 @@ public final class FaultInjector implements PacketFilter {
             }
         }
 
-        private void pass(InetSocketAddress address, int level, ByteBuf packet, PacketPath path) {
+        private void pass(InetSocketAddress address, int level, ByteBuf packet, DatagramPath path) {
             if (happens(faults.delay())) {
                 delayed++;
                 path.forwardLater(1 + random.nextLong(faults.maxDelayNanos()), address, level, packet);
@@ -109,7 +109,7 @@ public final class FaultInjector implements PacketFilter {
         }
 
         /** A copy of {@code packet} with one bit flipped; releases {@code packet}. */
-        private ByteBuf flipOneBit(ByteBuf packet, PacketPath path) {
+        private ByteBuf flipOneBit(ByteBuf packet, DatagramPath path) {
             ByteBuf copy;
             try {
                 copy = copyOf(packet, path);
@@ -124,7 +124,7 @@ public final class FaultInjector implements PacketFilter {
             return copy;
         }
 
-        private static ByteBuf copyOf(ByteBuf packet, PacketPath path) {
+        private static ByteBuf copyOf(ByteBuf packet, DatagramPath path) {
             int length = packet.readableBytes();
             return path.alloc().directBuffer(length).writeBytes(packet, packet.readerIndex(), length);
         }
