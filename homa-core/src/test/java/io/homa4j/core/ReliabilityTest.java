@@ -297,6 +297,7 @@ class ReliabilityTest {
                     new io.homa4j.core.wire.PacketEncoder(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
             int notSent = 150_000;
             slowNet.inject(receiver.address, sender, encoder.resend(id ^ 1, notSent, 1432, 3));
+            slowNet.runFor(3 * MS); // byte 0 left over two in-flight times ago: a RESEND for it means a loss
             slowNet.inject(receiver.address, sender, encoder.resend(id ^ 1, 0, 1432, 7));
             slowNet.runUntil(() -> sender.done(id), 2_000 * MS);
 
@@ -313,6 +314,34 @@ class ReliabilityTest {
                     "bytes already sent are retransmitted");
         } finally {
             slowNet.close();
+        }
+    }
+
+    @Test
+    void aResendCrossingTheDataItAsksForIsAnsweredBusyNotWithACopy() {
+        // The receiver asked for bytes that left the sender a moment ago: the RESEND and the data crossed. A copy
+        // would arrive as a duplicate; the sender answers BUSY instead, and the bytes arrive once.
+        TestNet net = new TestNet();
+        HomaConfig config = HomaConfig.builder().linkMbps(1_000).rttMicros(100).build();
+        TestNet.Node sender = net.node("client", config);
+        TestNet.Node receiver = net.node("server", config);
+        try {
+            long id = sender.call(receiver, 20_000, 3);
+            net.runUntil(() -> !net.sent(PacketType.DATA).isEmpty(), 10 * MS);
+            io.homa4j.core.wire.PacketEncoder encoder =
+                    new io.homa4j.core.wire.PacketEncoder(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
+            net.inject(receiver.address, sender, encoder.resend(id ^ 1, 0, 1432, 7));
+            net.runUntil(() -> sender.done(id), 2_000 * MS);
+
+            assertTrue(sender.responses.containsKey(id), () -> "RPC failed: " + sender.failures.get(id));
+            assertEquals(expectedChecksum(20_000, 3), sender.responses.get(id)[1]);
+            assertTrue(net.sent(PacketType.DATA).stream().noneMatch(d -> d.from().equals(sender.address)
+                    && (d.flags() & DataHeader.FLAG_RETRANSMIT) != 0), "nothing retransmitted");
+            assertEquals(1, net.sent(PacketType.BUSY).stream()
+                    .filter(b -> b.from().equals(sender.address) && b.rpcId() == id).count(),
+                    "the crossing RESEND got one BUSY");
+        } finally {
+            net.close();
         }
     }
 }

@@ -76,6 +76,12 @@ public final class OutgoingMessage implements Ranked {
         return sequence;
     }
 
+    /** Checkpoints of the send progress, for {@link #settledOffset}: at most two, taken an in-flight time apart. */
+    private int settledOffset;
+    private int checkpointOffset;
+    private long checkpointNanos = Long.MIN_VALUE / 2;
+    private long lastSentNanos = Long.MIN_VALUE / 2;
+
     public int nextOffset() {
         return nextOffset;
     }
@@ -142,12 +148,31 @@ public final class OutgoingMessage implements Ranked {
     }
 
     /** Records a new segment as sent. */
-    void advance(int segment) {
+    void advance(int segment, long nowNanos, long inFlightNanos) {
         if (length == 0) {
             emptySent = true;
-        } else {
-            nextOffset += segment;
+            return;
         }
+        if (nowNanos - checkpointNanos >= inFlightNanos) {
+            // The previous checkpoint is old enough: what was sent before it has settled.
+            settledOffset = checkpointOffset;
+            checkpointOffset = nextOffset;
+            checkpointNanos = nowNanos;
+        }
+        nextOffset += segment;
+        lastSentNanos = nowNanos;
+    }
+
+    /**
+     * The offset below which every byte was sent at least {@code inFlightNanos} ago (so a receiver that still
+     * misses one lost it); bytes from there to {@link #nextOffset()} may still be on their way. Two checkpoints
+     * make it conservative: a byte counts as settled between one and two in-flight times after it left.
+     */
+    int settledOffset(long nowNanos, long inFlightNanos) {
+        if (nowNanos - lastSentNanos >= inFlightNanos) {
+            return nextOffset; // nothing sent lately
+        }
+        return nowNanos - checkpointNanos >= inFlightNanos ? checkpointOffset : settledOffset;
     }
 
     /** Queues {@code [start, end)} (already sent once) for retransmission; returns false if nothing to do. */
@@ -211,6 +236,8 @@ public final class OutgoingMessage implements Ranked {
     /** Back to nothing sent: the client restarts the RPC after the server lost it. */
     void rewind() {
         nextOffset = 0;
+        settledOffset = 0;
+        checkpointOffset = 0;
         emptySent = false;
         granted = unscheduledLimit;
         retransmitCount = 0;

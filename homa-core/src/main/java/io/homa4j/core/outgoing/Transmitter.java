@@ -41,6 +41,11 @@ public final class Transmitter {
     private final int controlPriority;
     private final int fifoEvery;
     /**
+     * How long a sent byte may still be on its way (twice the configured RTT, at least one timer tick): a RESEND
+     * does not retransmit bytes sent more recently than that.
+     */
+    private final long inFlightNanos;
+    /**
      * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
      * for several times per packet; only an added message can take the front (the front's own key changes in
      * place only downwards).
@@ -62,6 +67,7 @@ public final class Transmitter {
         this.maxPayload = maxDataPayload(config);
         this.neverDeferBytes = config.pacerNeverDeferBytes();
         this.controlPriority = config.priorityLevels() - 1;
+        this.inFlightNanos = Math.max(2L * config.rttMicros() * 1_000, config.tickNanos());
         this.fifoEvery = config.fifoGrantFraction() > 0 ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction()))
                 : Integer.MAX_VALUE;
     }
@@ -109,13 +115,17 @@ public final class Transmitter {
      *         retransmission was queued, or when the range lies beyond the message (a receiver that took the wrong
      *         length from a corrupted packet: no answer, so that call times out instead of being kept alive)
      */
-    public boolean resend(OutgoingMessage m, int offset, int length, int priority) {
+    public boolean resend(OutgoingMessage m, int offset, int length, int priority, long nowNanos) {
         long end = Math.min((long) offset + length, m.length());
         dequeue(m);
         m.extendGrant((int) end);
-        boolean queued = m.addRetransmit(offset, (int) end, priority);
+        // Bytes sent within the last inFlightNanos may not have arrived yet when the receiver asked: the RESEND
+        // and the data crossed. They are treated like bytes not sent yet (BUSY); if they were lost, the next
+        // RESEND, a RESEND interval later, finds them settled and gets them.
+        int settled = m.settledOffset(nowNanos, inFlightNanos);
+        boolean queued = m.addRetransmit(offset, (int) Math.min(end, settled), priority);
         requeue(m);
-        return !queued && offset < m.length() && end > m.nextOffset();
+        return !queued && offset < m.length() && end > settled;
     }
 
     /**
@@ -217,7 +227,7 @@ public final class Transmitter {
         if (offset == 0) {
             m.owner().onFirstSent(nowNanos);
         }
-        m.advance(segment);
+        m.advance(segment, nowNanos, inFlightNanos);
         if (keepPlace && !m.hasSendableBytes()) {
             dequeue(m);
         }

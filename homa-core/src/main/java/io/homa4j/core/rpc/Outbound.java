@@ -55,7 +55,7 @@ public final class Outbound {
 
     /** The peer asks for bytes again; true when the range is queued already (answer BUSY). */
     boolean resend(OutgoingMessage m, int offset, int length, int priority) {
-        return transmitter.resend(m, offset, length, priority);
+        return transmitter.resend(m, offset, length, priority, clock.now());
     }
 
     /** Sends {@code m} again from byte 0 (a restarted call). */
