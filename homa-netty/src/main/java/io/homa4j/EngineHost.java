@@ -97,6 +97,9 @@ final class EngineHost {
         try {
             this.engine = loop.submit(() -> {
                 ProtocolEngine e = factory.create(config, sink, listener, driver.now());
+                // Set here, on the loop, before the driver lets packets in: a request arriving at once (a restarted
+                // server's clients keep sending) is answered on this loop, which must already see the engine.
+                engine = e;
                 driver.attach(e, sink);
                 published = e.metrics();
                 publishing = loop.scheduleAtFixedRate(this::publishMetrics, metricsIntervalNanos,
