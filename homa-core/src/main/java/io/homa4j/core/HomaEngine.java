@@ -17,6 +17,7 @@ import io.homa4j.core.rpc.EngineClock;
 import io.homa4j.core.rpc.Outbound;
 import io.homa4j.core.rpc.PacketVerdict;
 import io.homa4j.core.rpc.Receiver;
+import io.homa4j.core.rpc.RpcHalf;
 import io.homa4j.core.rpc.RpcIds;
 import io.homa4j.core.rpc.ServerCalls;
 import io.homa4j.core.rpc.ServerRpc;
@@ -57,6 +58,10 @@ import java.util.Objects;
  * {@link ClientCalls}, the server half in {@link ServerCalls}, the policies in the packages {@code wire},
  * {@code outgoing}, {@code incoming}, {@code grant}, {@code priority}, {@code pacer}, {@code timer}, {@code peer}
  * and {@code metrics} (see docs/architecture.md).
+ *
+ * <p>Longer than 400 lines on purpose: this is the engine's whole public contract, each method with the ownership
+ * and failure rules its callers rely on (about a quarter of the lines), plus the one place packets are checked and
+ * dispatched; the protocol's logic lives in the packages named above.
  */
 public final class HomaEngine {
     private static final Logger log = LoggerFactory.getLogger(HomaEngine.class);
@@ -124,14 +129,13 @@ public final class HomaEngine {
         this.verdict = new PacketVerdict(metrics);
         this.peers = peers;
         this.tickClock = new TickClock(config.tickNanos());
-        SilenceRules silence = new SilenceRules(config);
         ControlSender control = new ControlSender(config, transmitter, encoder, clock, ownCutoffs);
         this.receiver = new Receiver(config, metrics, verdict, grants, clock, control);
         this.outbound = new Outbound(config, transmitter, clock, metrics);
-        this.clients = new ClientCalls(config, listener, allocator, metrics, clock, verdict, peers, receiver, outbound,
-                control, tickClock, silence);
-        this.servers = new ServerCalls(config, listener, allocator, metrics, clock, verdict, peers, receiver, outbound,
-                control, tickClock, silence);
+        RpcHalf.Parts parts = new RpcHalf.Parts(config, listener, allocator, metrics, clock, verdict, peers, receiver,
+                outbound, control, tickClock, new SilenceRules(config));
+        this.clients = new ClientCalls(parts);
+        this.servers = new ServerCalls(parts);
     }
 
     // ------------------------------------------------------------------------------------------------ API

@@ -42,6 +42,9 @@ import java.util.regex.Matcher;
  * {@code --load x --link-mbps}, and Homa paces at what loopback carries ({@code --homa-link-mbps}), not at a
  * virtual link TCP would not be held to. Mode {@code child} (default, loopback) runs a server JVM and a client JVM
  * per protocol, as two hosts would; {@code in-process} runs both in this JVM (quicker; the tests use it).
+ *
+ * <p>Longer than 400 lines: the where, mode and repeat choices above, each with its own way to start and stop the
+ * two protocols, and the one report they feed; the measuring itself is in the bench's driver packages.
  */
 final class CompareCommand implements Command {
     /**

@@ -7,18 +7,13 @@ import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcRejectedException;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.DropReason;
-import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.peer.Peer;
-import io.homa4j.core.peer.PeerTable;
 import io.homa4j.core.timer.DeadlineQueue;
 import io.homa4j.core.timer.RpcSilence;
-import io.homa4j.core.timer.SilenceRules;
-import io.homa4j.core.timer.TickClock;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.ErrorPayload;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,24 +27,16 @@ import java.util.Map;
  * The client half of an engine: every call from {@code call} until its response, failure or abort. Sends
  * requests, receives responses, answers the server's GRANT, RESEND, BUSY, RPC_UNKNOWN and NEED_ACK, owes the
  * server acks, and runs the client timers (RESEND on silence, abort, deadlines). Engine thread only; internal.
+ *
+ * <p>Longer than 400 lines: the client's answer to each packet type a server sends and its timers form one state
+ * machine over {@link ClientRpc}, read best in one place; what the client shares with the server half (buffers,
+ * sends, control packets) is in {@link Receiver}, {@link Outbound} and {@link ControlSender}.
  */
-public final class ClientCalls {
+public final class ClientCalls extends RpcHalf {
     private static final Logger log = LoggerFactory.getLogger(ClientCalls.class);
     /** Calls that may send RESENDs to one server in one timer tick. */
     static final int MAX_RESENDS_PER_PEER_PER_TICK = 8;
 
-    private final HomaConfig config;
-    private final RpcListener listener;
-    private final ByteBufAllocator allocator;
-    private final Metrics metrics;
-    private final EngineClock clock;
-    private final PacketVerdict verdict;
-    private final PeerTable peers;
-    private final Receiver receiver;
-    private final Outbound outbound;
-    private final ControlSender control;
-    private final TickClock tickClock;
-    private final SilenceRules silenceRules;
     private final RpcIds ids;
     private final Map<Long, ClientRpc> rpcs = new HashMap<>();
     /** The call {@link #find} returned last, while it lives. */
@@ -65,24 +52,10 @@ public final class ClientCalls {
     /** See {@code HomaConfig.retryOnServerStateLoss}: the server's age arrives one one-way delay late. */
     private final long stateLossGraceNanos;
 
-    /** @param allocator where empty payloads come from (a message's own buffer otherwise) */
-    public ClientCalls(HomaConfig config, RpcListener listener, ByteBufAllocator allocator, Metrics metrics,
-                       EngineClock clock, PacketVerdict verdict, PeerTable peers, Receiver receiver,
-                       Outbound outbound, ControlSender control, TickClock tickClock, SilenceRules silenceRules) {
-        this.config = config;
-        this.listener = listener;
-        this.allocator = allocator;
-        this.metrics = metrics;
-        this.clock = clock;
-        this.verdict = verdict;
-        this.peers = peers;
-        this.receiver = receiver;
-        this.outbound = outbound;
-        this.control = control;
-        this.tickClock = tickClock;
-        this.silenceRules = silenceRules;
-        this.ids = new RpcIds(clock.now());
-        this.stateLossGraceNanos = config.rttMicros() * 500L;
+    public ClientCalls(RpcHalf.Parts parts) {
+        super(parts);
+        this.ids = new RpcIds(parts.clock().now());
+        this.stateLossGraceNanos = parts.config().rttMicros() * 500L;
     }
 
     public int count() {

@@ -1,22 +1,16 @@
 package io.homa4j.core.rpc;
 
 import io.homa4j.core.ErrorCode;
-import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.incoming.IncomingMessage;
 import io.homa4j.core.metrics.DropReason;
-import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.outgoing.OutgoingMessage;
 import io.homa4j.core.peer.Peer;
-import io.homa4j.core.peer.PeerTable;
 import io.homa4j.core.timer.RpcSilence;
-import io.homa4j.core.timer.SilenceRules;
-import io.homa4j.core.timer.TickClock;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.ErrorPayload;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,24 +25,16 @@ import java.util.Map;
  * expiry). Receives requests, runs the handler once (RpcListener.onRequest), sends responses, answers the
  * client's GRANT, RESEND, BUSY, RPC_UNKNOWN and ACK, and runs the server timers (RESEND for request holes,
  * NEED_ACK, expiry). Engine thread only; internal.
+ *
+ * <p>Longer than 400 lines: the server's answer to each packet type a client sends, the handler's life (once, with
+ * its timeout) and the server timers form one state machine over {@link ServerRpc}, read best in one place; what
+ * it shares with the client half is in {@link Receiver}, {@link Outbound} and {@link ControlSender}.
  */
-public final class ServerCalls {
+public final class ServerCalls extends RpcHalf {
     private static final Logger log = LoggerFactory.getLogger(ServerCalls.class);
     /** Server RPCs whose handler ran and that were freed are remembered (this many) to refuse replays. */
     private static final int TOMBSTONES = 4096;
 
-    private final HomaConfig config;
-    private final RpcListener listener;
-    private final ByteBufAllocator allocator;
-    private final Metrics metrics;
-    private final EngineClock clock;
-    private final PacketVerdict verdict;
-    private final PeerTable peers;
-    private final Receiver receiver;
-    private final Outbound outbound;
-    private final ControlSender control;
-    private final TickClock tickClock;
-    private final SilenceRules silenceRules;
     private final Map<ServerKey, ServerRpc> rpcs = new HashMap<>();
     /** The RPC {@link #find} returned last, while it lives. */
     private ServerRpc lastFound;
@@ -63,22 +49,8 @@ public final class ServerCalls {
     };
     private long nextHandle = 1;
 
-    /** @param allocator where error payloads and empty requests are allocated */
-    public ServerCalls(HomaConfig config, RpcListener listener, ByteBufAllocator allocator, Metrics metrics,
-                       EngineClock clock, PacketVerdict verdict, PeerTable peers, Receiver receiver,
-                       Outbound outbound, ControlSender control, TickClock tickClock, SilenceRules silenceRules) {
-        this.config = config;
-        this.listener = listener;
-        this.allocator = allocator;
-        this.metrics = metrics;
-        this.clock = clock;
-        this.verdict = verdict;
-        this.peers = peers;
-        this.receiver = receiver;
-        this.outbound = outbound;
-        this.control = control;
-        this.tickClock = tickClock;
-        this.silenceRules = silenceRules;
+    public ServerCalls(RpcHalf.Parts parts) {
+        super(parts);
     }
 
     public int count() {

@@ -33,6 +33,9 @@ import java.util.function.BooleanSupplier;
  * is still in flight.
  *
  * <p>Threading: not thread-safe; one thread creates, runs and inspects the network and everything on it.
+ *
+ * <p>Longer than 400 lines: the event loop, the links, the switch's output ports and the hosts' hooks are one
+ * hot loop (millions of events per second, docs/simulator.md), kept in one class so that the JIT sees it whole.
  */
 public final class SimulatedNetwork implements AutoCloseable {
     private static final long PICOS_PER_NANO = 1_000;
