@@ -104,7 +104,11 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void deliverBurst() {
+    /**
+     * Hands the packets read so far to the engine now rather than at the end of the reads; the engine releases
+     * them, and with them the read buffer they are slices of. Event loop only.
+     */
+    void deliverBurst() {
         int count = burstCount;
         if (count == 0) {
             return;

@@ -23,12 +23,19 @@ import io.netty.util.UncheckedBooleanSupplier;
  */
 final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
     private final int capacity;
+    private final Runnable handOnPending;
     private ByteBuf held;
     private boolean released;
 
-    ReusedReadBuffer(int capacity) {
+    /**
+     * @param handOnPending makes the socket's handler hand on the packets it still holds (and so the slices of the
+     *                      buffer) before the buffer is judged busy: Netty reads several times per wake-up and
+     *                      the handler delivers its burst only when the reads are over
+     */
+    ReusedReadBuffer(int capacity, Runnable handOnPending) {
         super(capacity);
         this.capacity = capacity;
+        this.handOnPending = handOnPending;
     }
 
     @Override
@@ -48,6 +55,9 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
     private ByteBuf allocate(ByteBufAllocator alloc) {
         if (released) {
             return alloc.directBuffer(capacity, capacity);
+        }
+        if (held != null && held.refCnt() != 1) {
+            handOnPending.run();
         }
         if (held == null || held.refCnt() != 1) {
             if (held != null) {

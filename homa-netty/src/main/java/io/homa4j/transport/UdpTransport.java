@@ -214,6 +214,7 @@ public final class UdpTransport {
         int levels = config.priorityLevels();
         int socketCount = reusePort ? levels : 1;
         Channel[] sockets = new Channel[socketCount];
+        Runnable handOnPending = inbound instanceof HomaInboundHandler homa ? homa::deliverBurst : () -> { };
         for (int attempt = 1; ; attempt++) {
             // Port 0 with SO_REUSEPORT set would let the kernel hand out a port that another SO_REUSEPORT group of
             // the same user (another endpoint, in this process or another) already holds, and the two would then
@@ -223,7 +224,7 @@ public final class UdpTransport {
             try {
                 for (int i = 0; i < socketCount; i++) {
                     int level = reusePort ? i : levels - 1;
-                    ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES * RECV_SLOTS);
+                    ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES * RECV_SLOTS, handOnPending);
                     ChannelHandler handlers = beforeInbound == null ? inbound
                             : pipelineOf(beforeInbound.apply(level), inbound);
                     Bootstrap bootstrap = bootstrap(kind, loop, address, config, socketBufferBytes, reusePort, level,
