@@ -53,11 +53,11 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
     }
 
     private ByteBuf allocate(ByteBufAllocator alloc) {
+        if (held != null && held.refCnt() != 1) {
+            handOnPending.run(); // may run application code that closes the socket, hence the check below
+        }
         if (released) {
             return alloc.directBuffer(capacity, capacity);
-        }
-        if (held != null && held.refCnt() != 1) {
-            handOnPending.run();
         }
         if (held == null || held.refCnt() != 1) {
             if (held != null) {
