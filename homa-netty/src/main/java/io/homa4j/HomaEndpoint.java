@@ -149,21 +149,7 @@ public final class HomaEndpoint implements AutoCloseable {
      *                                  engine handed such a buffer used to fail every later call)
      */
     public CompletableFuture<ByteBuf> call(InetSocketAddress server, ByteBuf request, CallOptions options) {
-        Objects.requireNonNull(request, "request");
-        if (request.refCnt() <= 0) {
-            throw new IllegalArgumentException("the request buffer was already released");
-        }
-        long now = System.nanoTime();
-        try {
-            checkDestination(server);
-            Objects.requireNonNull(options, "options");
-        } catch (RuntimeException e) {
-            request.release();
-            throw e;
-        }
-        PendingCall.OfBuf call = new PendingCall.OfBuf(calls, server, request.readableBytes(), now);
-        calls.start(call, request, options.deadlineFrom(now, defaultCallTimeoutNanos), options.metadata());
-        return call;
+        return startCall(server, request, options, PendingCall.OfBuf::new);
     }
 
     /**
@@ -180,6 +166,18 @@ public final class HomaEndpoint implements AutoCloseable {
      */
     public CompletableFuture<RpcResponse> callForResponse(InetSocketAddress server, ByteBuf request,
                                                           CallOptions options) {
+        return startCall(server, request, options, PendingCall.OfResponse::new);
+    }
+
+    /** How a call's future is made: one constructor per response type. */
+    @FunctionalInterface
+    private interface NewCall<T> {
+        PendingCall<T> create(ClientCallTable table, InetSocketAddress server, int requestBytes, long startNanos);
+    }
+
+    /** Checks the arguments of a ByteBuf call (releasing {@code request} when they are bad) and starts it. */
+    private <T> PendingCall<T> startCall(InetSocketAddress server, ByteBuf request, CallOptions options,
+                                         NewCall<T> newCall) {
         Objects.requireNonNull(request, "request");
         if (request.refCnt() <= 0) {
             throw new IllegalArgumentException("the request buffer was already released");
@@ -192,7 +190,7 @@ public final class HomaEndpoint implements AutoCloseable {
             request.release();
             throw e;
         }
-        PendingCall.OfResponse call = new PendingCall.OfResponse(calls, server, request.readableBytes(), now);
+        PendingCall<T> call = newCall.create(calls, server, request.readableBytes(), now);
         calls.start(call, request, options.deadlineFrom(now, defaultCallTimeoutNanos), options.metadata());
         return call;
     }
