@@ -73,7 +73,8 @@ final class EngineHost {
      * @param ownGroup the group to shut down at close, or null when the loop belongs to the application
      */
     EngineHost(HomaConfig config, UdpTransport.Kind kind, EventLoopGroup ownGroup, EventLoop loop,
-               InetAddress bindAddress, int port, int socketBufferBytes, DatagramFilter packetFilter, boolean gso) {
+               InetAddress bindAddress, int port, boolean joinExistingPort, int socketBufferBytes,
+               DatagramFilter packetFilter, boolean gso) {
         this.config = config;
         this.ownGroup = ownGroup;
         this.loop = loop;
@@ -83,7 +84,8 @@ final class EngineHost {
         // judges single datagrams, so such an endpoint sends no GSO batches.
         boolean faults = packetFilter != DatagramFilter.NONE;
         this.transport = UdpTransport.bind(kind, loop, bindAddress, port, config, socketBufferBytes, inbound,
-                faults ? level -> new FaultInjectingHandler(packetFilter, level, counters) : null);
+                faults ? level -> new FaultInjectingHandler(packetFilter, level, counters) : null,
+                joinExistingPort);
         this.localAddress = transport.localAddress();
         this.sink = new DatagramSink(transport.channelByLevel(), counters,
                 gso && !faults ? transport.gsoFactory() : null);

@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 public final class HomaEndpointBuilder {
     private InetAddress bindAddress = InetAddress.getLoopbackAddress();
     private int port;
+    private boolean joinExistingPort;
     private HomaConfig config = HomaConfig.defaults();
     private long pacerTimerSlackNanos = PacerTimerSlack.EVENT_LOOP_TIMER_SLACK_NANOS;
     private TransportType transport = TransportType.AUTO;
@@ -57,14 +58,28 @@ public final class HomaEndpointBuilder {
     }
 
     /**
-     * UDP port; 0 (default) picks an ephemeral one. Endpoints of one process that name the same non-zero
-     * port share it (SO_REUSEPORT, epoll): the kernel spreads peers across them by address hash.
+     * UDP port; 0 (default) picks an ephemeral one. A non-zero port that another socket holds is refused
+     * ({@code build()} throws UNAVAILABLE) unless {@link #joinExistingPort(boolean)} says to share it.
      */
     public HomaEndpointBuilder port(int port) {
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port out of range [0, 65535]: " + port);
         }
         this.port = port;
+        return this;
+    }
+
+    /**
+     * Whether a non-zero {@link #port} that other endpoints already hold (of this user, in this process or
+     * another) is joined: the kernel then spreads senders across all of them by address hash (SO_REUSEPORT), each
+     * endpoint serving its share. Default false: such a port is refused, because joining silently took part of
+     * another process's traffic.
+     *
+     * @param join whether to share a port that is already held
+     * @return this builder
+     */
+    public HomaEndpointBuilder joinExistingPort(boolean join) {
+        this.joinExistingPort = join;
         return this;
     }
 
@@ -279,8 +294,8 @@ public final class HomaEndpointBuilder {
         // RPC envelope, so the engine's limit leaves room for the largest one.
         HomaConfig engineConfig = effective.toBuilder().maxMessageBytes((int) Math.min(Integer.MAX_VALUE,
                 (long) effective.maxMessageBytes() + Envelope.MAX_OVERHEAD_BYTES)).build();
-        EngineHost host = new EngineHost(engineConfig, kind, own, loop, bindAddress, port, socketBufferBytes,
-                packetFilter, gso);
+        EngineHost host = new EngineHost(engineConfig, kind, own, loop, bindAddress, port, joinExistingPort,
+                socketBufferBytes, packetFilter, gso);
         Observers observers = new Observers(observer);
         ClientCallTable calls = new ClientCallTable(host, observers,
                 maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor,

@@ -380,7 +380,7 @@ class EndpointApiTest {
         try {
             HomaEndpoint first = endpoint(HomaEndpoint.builder().eventLoopGroup(group));
             HomaEndpoint second = endpoint(HomaEndpoint.builder().eventLoopGroup(group)
-                    .port(first.localAddress().getPort()));
+                    .port(first.localAddress().getPort()).joinExistingPort(true));
             assertEquals(first.localAddress(), second.localAddress());
             first.serve((ctx, request) -> ctx.reply(new byte[] {1}));
             second.serve((ctx, request) -> ctx.reply(new byte[] {2}));

@@ -306,7 +306,8 @@ class HomaEndToEndTest {
     @Test
     void endpointsSharingAPortServeDifferentClients() throws Exception {
         HomaEndpoint first = echoServer(HomaEndpoint.builder().config(TOLERANT));
-        HomaEndpoint second = echoServer(HomaEndpoint.builder().config(TOLERANT).port(first.localAddress().getPort()));
+        HomaEndpoint second = echoServer(HomaEndpoint.builder().config(TOLERANT).port(first.localAddress().getPort())
+                .joinExistingPort(true));
         for (int i = 0; i < 8; i++) {
             HomaEndpoint client = endpoint(HomaEndpoint.builder().config(TOLERANT));
             byte[] request = pattern(30_000, i);

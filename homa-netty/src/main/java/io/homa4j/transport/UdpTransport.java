@@ -189,27 +189,32 @@ public final class UdpTransport {
     }
 
     /**
-     * Binds the sockets.
-     *
-     * @param port              0 for an ephemeral port (every level then shares the one the first socket got)
-     * @param socketBufferBytes SO_RCVBUF and SO_SNDBUF of each socket (the kernel caps them at rmem_max/wmem_max)
-     * @throws HomaException UNAVAILABLE when binding fails
+     * {@link #bind(Kind, EventLoop, InetAddress, int, HomaConfig, int, ChannelHandler, IntFunction, boolean)} with
+     * no extra handler, not joining a port in use.
      */
     public static UdpTransport bind(Kind kind, EventLoop loop, InetAddress address, int port, HomaConfig config,
                                     int socketBufferBytes, ChannelHandler inbound) {
-        return bind(kind, loop, address, port, config, socketBufferBytes, inbound, null);
+        return bind(kind, loop, address, port, config, socketBufferBytes, inbound, null, false);
     }
 
     /**
-     * Binds the sockets with one more handler in front of {@code inbound} in each socket's pipeline.
+     * Binds the sockets, with one more handler in front of {@code inbound} in each socket's pipeline when asked.
      *
-     * @param beforeInbound the extra handler for the socket of each priority level (a fault injector in tests and
-     *                      experiments), or null for none: production sockets carry {@code inbound} alone
-     * @throws HomaException UNAVAILABLE when binding fails
+     * @param port              0 for an ephemeral port (every level then shares the one the first socket got)
+     * @param socketBufferBytes SO_RCVBUF and SO_SNDBUF of each socket (the kernel caps them at rmem_max/wmem_max)
+     * @param beforeInbound     the extra handler for the socket of each priority level (a fault injector in tests
+     *                          and experiments), or null for none: production sockets carry {@code inbound} alone
+     * @param joinExistingPort  whether a non-zero port that other sockets hold (with SO_REUSEPORT, of this user)
+     *                          may be joined, sharing its traffic with them; when false such a port is refused
+     * @throws HomaException UNAVAILABLE when binding fails, or the port is in use and not to be joined
      */
     public static UdpTransport bind(Kind kind, EventLoop loop, InetAddress address, int port, HomaConfig config,
                                     int socketBufferBytes, ChannelHandler inbound,
-                                    IntFunction<ChannelHandler> beforeInbound) {
+                                    IntFunction<ChannelHandler> beforeInbound,
+                                    boolean joinExistingPort) {
+        if (port != 0 && !joinExistingPort) {
+            refuseIfInUse(address, port);
+        }
         boolean reusePort = kind == Kind.EPOLL || nioSupportsReusePort();
         int levels = config.priorityLevels();
         int socketCount = reusePort ? levels : 1;
@@ -301,6 +306,23 @@ public final class UdpTransport {
                 channel.pipeline().addLast(first, second);
             }
         };
+    }
+
+    /**
+     * Throws unless no socket holds {@code port} on {@code address} right now. The sockets' SO_REUSEPORT (which the
+     * per-level sockets need among themselves) would otherwise let a second endpoint, of this process or another,
+     * bind a port in use and silently take part of its traffic: the kernel spreads senders over the group. A
+     * plain socket only binds a port nobody holds. (A port taken between this probe and the bind is not caught.)
+     */
+    private static void refuseIfInUse(InetAddress address, int port) {
+        try (DatagramSocket probe = new DatagramSocket(null)) {
+            probe.setReuseAddress(false);
+            probe.bind(new InetSocketAddress(address, port));
+        } catch (IOException inUse) {
+            throw new HomaException(ErrorCode.UNAVAILABLE, "UDP " + address.getHostAddress() + ":" + port
+                    + " is in use (" + inUse.getMessage() + "); to share it with the sockets that hold it, say so:"
+                    + " HomaEndpointBuilder.joinExistingPort(true)", true, inUse);
+        }
     }
 
     /** A port on {@code address} that no socket holds right now (the probe socket is closed again). */

@@ -15,7 +15,7 @@ import java.util.function.ToDoubleFunction;
  * queues in the clients, not transports.
  */
 public final class ComparisonTable {
-    /** Short messages, as in "<= 1 KB". */
+    /** Short messages, as in "&lt;= 1 KB". */
     public static final int SHORT_MESSAGE_BYTES = HeadlineRatios.SHORT_MESSAGE_BYTES;
     /** Fewer calls than this in the largest bucket and its P99 is one of its few slowest calls: said so. */
     public static final long TAIL_CALLS = 500;

@@ -10,7 +10,7 @@ import java.util.Optional;
  */
 public record HeadlineRatios(double shortP50, double shortP99, int largestBucket, double largestP50,
                              double largestP99) {
-    /** Short messages, as in "<= 1 KB". */
+    /** Short messages, as in "&lt;= 1 KB". */
     public static final int SHORT_MESSAGE_BYTES = 1_000;
 
     public static HeadlineRatios of(ResultSet results) {
