@@ -3,7 +3,7 @@ package io.homa4j;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.transport.TransportStats;
-import io.homa4j.transport.UdpTransport;
+import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
@@ -78,7 +78,7 @@ public final class HomaEndpoint implements AutoCloseable {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1: " + threads);
         }
-        UdpTransport.Kind kind = UdpTransport.resolve(TransportType.AUTO);
+        UdpTransport.Kind kind = UdpTransport.automatic();
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("homa4j-busy-poll", true),
                 UdpTransport.ioHandlerFactory(kind, true));
     }

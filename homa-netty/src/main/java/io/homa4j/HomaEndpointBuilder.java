@@ -1,13 +1,15 @@
 package io.homa4j;
 
+import io.homa4j.core.ErrorCode;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
-import io.homa4j.transport.HomaEngineAdapter;
-import io.homa4j.transport.PacerTimerSlack;
 import io.homa4j.faults.DatagramFilter;
-import io.homa4j.transport.ProtocolEngine;
-import io.homa4j.transport.UdpTransport;
+import io.homa4j.transport.internal.HomaEngineAdapter;
+import io.homa4j.transport.internal.PacerTimerSlack;
+import io.homa4j.transport.internal.ProtocolEngine;
+import io.homa4j.transport.internal.TransportUnavailableException;
+import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -267,12 +269,22 @@ public final class HomaEndpointBuilder {
         UdpTransport.Kind kind;
         if (group != null) {
             loop = group.next();
-            kind = UdpTransport.kindOf(loop, transport);
+            kind = UdpTransport.kindOf(loop);
+            if (transport != TransportType.AUTO && kind != kindFor(transport)) {
+                throw new IllegalArgumentException("transport " + transport + " needs "
+                        + (transport == TransportType.EPOLL ? "an epoll event loop group (EpollIoHandler)"
+                        : "an NIO event loop group (NioIoHandler)"));
+            }
             if (loop.inEventLoop()) {
                 throw new IllegalStateException("build() must not run on the event loop the endpoint would use");
             }
         } else {
-            kind = UdpTransport.resolve(transport);
+            try {
+                kind = transport == TransportType.AUTO ? UdpTransport.automatic()
+                        : UdpTransport.require(kindFor(transport));
+            } catch (TransportUnavailableException e) {
+                throw unavailable(e);
+            }
             own = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa4j-endpoint", true),
                     UdpTransport.ioHandlerFactory(kind, busyPoll));
             loop = own.next();
@@ -283,8 +295,17 @@ public final class HomaEndpointBuilder {
             if (own != null) {
                 own.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             }
-            throw e;
+            throw e instanceof TransportUnavailableException t ? unavailable(t) : e;
         }
+    }
+
+    private static UdpTransport.Kind kindFor(TransportType explicit) {
+        return explicit == TransportType.EPOLL ? UdpTransport.Kind.EPOLL : UdpTransport.Kind.NIO;
+    }
+
+    /** The transport's own refusal as the API's exception: retry-safe, nothing was sent. */
+    private static HomaException unavailable(TransportUnavailableException e) {
+        return new HomaException(ErrorCode.UNAVAILABLE, e.getMessage(), true, e.getCause());
     }
 
     /** Binds the sockets, then connects the engine's upcalls to the client call table and the server side. */

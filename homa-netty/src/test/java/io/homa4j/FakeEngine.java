@@ -6,7 +6,7 @@ import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.RpcRejectedException;
-import io.homa4j.transport.ProtocolEngine;
+import io.homa4j.transport.internal.ProtocolEngine;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 

@@ -1,6 +1,6 @@
 package io.homa4j.core;
 
-import io.homa4j.core.incoming.IncomingMessage;
+import io.homa4j.core.internal.incoming.IncomingMessage;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.wire.PacketEncoder;
 import io.netty.buffer.AbstractByteBufAllocator;

@@ -1,7 +1,7 @@
 package io.homa4j.core;
 
 import io.homa4j.core.metrics.MetricsSnapshot;
-import io.homa4j.core.outgoing.Transmitter;
+import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -70,7 +70,7 @@ class RoundTripTest {
 
     @Test
     void exactlyOnePacket() {
-        int onePacket = Transmitter.maxDataPayload(CONFIG);
+        int onePacket = DataHeader.maxPayload(CONFIG.maxUdpPayload());
         roundTrip(onePacket);
         long requestPackets = net.sent(PacketType.DATA).stream()
                 .filter(s -> s.from().equals(client.address)).count();
@@ -79,7 +79,7 @@ class RoundTripTest {
 
     @Test
     void onePacketPlusOneByte() {
-        int onePacket = Transmitter.maxDataPayload(CONFIG);
+        int onePacket = DataHeader.maxPayload(CONFIG.maxUdpPayload());
         roundTrip(onePacket + 1);
         long requestPackets = net.sent(PacketType.DATA).stream()
                 .filter(s -> s.from().equals(client.address)).count();

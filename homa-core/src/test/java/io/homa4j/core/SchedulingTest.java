@@ -1,7 +1,7 @@
 package io.homa4j.core;
 
 import io.homa4j.core.metrics.MetricsSnapshot;
-import io.homa4j.core.outgoing.Transmitter;
+import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class SchedulingTest {
         }
         // Grants are coalesced: each moves the offset by at least a packet (the last one may just finish the
         // message), and there are fewer of them than scheduled packets.
-        int payload = Transmitter.maxDataPayload(config);
+        int payload = DataHeader.maxPayload(config.maxUdpPayload());
         int previous = config.unscheduledBytes();
         for (TestNet.Sent g : grants) {
             if (g.rpcId() == (id ^ 1)) {
@@ -73,7 +73,7 @@ class SchedulingTest {
         long id = client.call(server, length, 1);
         net.runUntil(() -> client.done(id), 1_000_000_000L);
         assertTrue(client.responses.containsKey(id));
-        int payload = Transmitter.maxDataPayload(config);
+        int payload = DataHeader.maxPayload(config.maxUdpPayload());
         List<TestNet.Sent> request = new ArrayList<>();
         for (TestNet.Sent s : net.sent(PacketType.DATA)) {
             if (s.from().equals(client.address) && s.messageLength() == length) {
@@ -221,7 +221,7 @@ class SchedulingTest {
                 .filter(s -> s.from().equals(client.address) && s.rpcId() == longCall && s.atNanos() < lastShortData
                         && s.offset() >= config.unscheduledBytes())
                 .count();
-        long shortPackets = 100_000 / Transmitter.maxDataPayload(config);
+        long shortPackets = 100_000 / DataHeader.maxPayload(config.maxUdpPayload());
         assertTrue(longDataBefore <= shortPackets / 4, "long message got " + longDataBefore
                 + " scheduled packets while the short one was pending");
     }

@@ -22,7 +22,7 @@ package io.homa4j.transport;
  * @param socketErrors      socket errors reported by Netty (failed plain sends, failed reads)
  * @param engineWakes       times the event loop woke the engine for its timers or pacer ({@code poll})
  * @param socketDrops       datagrams the kernel dropped because the receive buffer of one of the endpoint's
- *                          sockets was full ({@link KernelSocketDrops}); -1 where the kernel does not say
+ *                          sockets was full (read from /proc/net/udp); -1 where the kernel does not say
  */
 public record TransportStats(long datagramsSent, long bytesSent, long gsoSends, long gsoSegments, long gsoFallbacks,
                              long datagramsReceived, long bytesReceived, long coalescedReceived,

@@ -1,9 +1,9 @@
 package io.homa4j.bench.simulate;
 
 import io.homa4j.core.HomaConfig;
-import io.homa4j.core.outgoing.Transmitter;
 import io.homa4j.core.sim.SimulatedNetwork;
 import io.homa4j.core.sim.SwitchPort;
+import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -28,7 +28,7 @@ public final class LoadedRack implements AutoCloseable {
         this.plan = plan;
         HomaConfig config = plan.homaConfig();
         int hosts = plan.rack().hosts();
-        int perPacket = Transmitter.maxDataPayload(config);
+        int perPacket = DataHeader.maxPayload(config.maxUdpPayload());
         this.requestsPerSecondPerHost = plan.load() * plan.rack().linkBitsPerSecond()
                 / (2 * 8 * plan.basis().bytesPerMessage(plan.workload(), perPacket));
         this.payload = SharedPayload.allocate(plan.maxMessage());

@@ -4,9 +4,8 @@ import io.homa4j.bench.driver.LatencyRecorder;
 import io.homa4j.bench.driver.LengthBuckets;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
-import io.homa4j.core.outgoing.Transmitter;
-import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.sim.SimulatedNetwork;
+import io.homa4j.core.wire.DataHeader;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -50,7 +49,7 @@ public final class RackSimulation {
         LengthBuckets buckets = LengthBuckets.forWorkload(plan.workload());
         this.rtt = new LatencyRecorder(buckets);
         this.slowdown = new LatencyRecorder(buckets);
-        this.payloadPerPacket = Transmitter.maxDataPayload(plan.homaConfig());
+        this.payloadPerPacket = DataHeader.maxPayload(plan.homaConfig().maxUdpPayload());
     }
 
     /** Runs the plan; {@code progress} may be null. */

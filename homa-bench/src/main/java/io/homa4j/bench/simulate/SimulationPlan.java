@@ -2,7 +2,7 @@ package io.homa4j.bench.simulate;
 
 import io.homa4j.bench.workload.Workload;
 import io.homa4j.core.HomaConfig;
-import io.homa4j.core.outgoing.Transmitter;
+import io.homa4j.core.wire.DataHeader;
 
 /**
  * Everything one simulation run needs. Virtual times in nanoseconds: arrivals from time 0; calls that arrive in
@@ -36,7 +36,7 @@ public record SimulationPlan(RackSpec rack, ProtocolSetup setup, Workload worklo
 
     /** Poisson rate of requests issued by each host. */
     public double requestsPerSecondPerHost() {
-        int perPacket = Transmitter.maxDataPayload(homaConfig());
+        int perPacket = DataHeader.maxPayload(homaConfig().maxUdpPayload());
         return load * rack.linkBitsPerSecond() / (2 * 8 * basis.bytesPerMessage(workload, perPacket));
     }
 

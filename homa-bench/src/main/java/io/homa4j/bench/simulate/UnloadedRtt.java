@@ -2,8 +2,8 @@ package io.homa4j.bench.simulate;
 
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
-import io.homa4j.core.outgoing.Transmitter;
 import io.homa4j.core.sim.SimulatedNetwork;
+import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -47,7 +47,7 @@ public final class UnloadedRtt {
 
     /** Measures the table for lengths 1..{@code maxLength} with {@code config} on {@code rack}. */
     public static UnloadedRtt measure(RackSpec rack, HomaConfig config, int maxLength) {
-        int perPacket = Transmitter.maxDataPayload(config);
+        int perPacket = DataHeader.maxPayload(config.maxUdpPayload());
         long[] points = gridLengths(perPacket, maxLength);
         long[] rtts = new long[points.length];
         try (IdleProbe probe = new IdleProbe(rack, config, maxLength)) {

@@ -45,6 +45,14 @@ public final class DataHeader extends CommonHeader {
     public static final int FLAG_ERROR = 0x02;
     static final int KNOWN_FLAGS = FLAG_RETRANSMIT | FLAG_ERROR;
 
+    /**
+     * Message bytes one DATA packet carries in a UDP payload of {@code maxUdpPayload} bytes (the segment length
+     * field is 16 bits).
+     */
+    public static int maxPayload(int maxUdpPayload) {
+        return Math.min(0xFFFF, maxUdpPayload - LENGTH);
+    }
+
     @Override
     public DataHeader wrap(io.netty.buffer.ByteBuf buffer, int offset) {
         super.wrap(buffer, offset);

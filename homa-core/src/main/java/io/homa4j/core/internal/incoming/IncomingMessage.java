@@ -1,0 +1,254 @@
+package io.homa4j.core.internal.incoming;
+
+import io.homa4j.core.internal.message.MessageOwner;
+import io.homa4j.core.internal.order.Ranked;
+import io.homa4j.core.wire.DataHeader;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Reassembly of one incoming request or response, tolerant of reordering and duplicates.
+ *
+ * <p>Buffering choice: every message gets one buffer, allocated from the packet's allocator, that grows as its
+ * bytes arrive (doubling, up to the message's length; each growth is one copy, so at most one extra copy of the
+ * message in all), and each segment is copied in at its offset. The buffer's capacity is what the message
+ * reserves against the buffer limits, and it never exceeds {@link #MAX_RESERVED_PER_RECEIVED} times the bytes
+ * actually received: a first packet claiming 64 MiB reserves about its own size, not 64 MiB, so the memory a
+ * sender pins is bounded by what it sends. The payload handed to the application is one contiguous ByteBuf that
+ * pins nothing else: a transport reads datagrams into large shared buffers (a recvmmsg or UDP GRO read is up to
+ * 1 MB), and a retained slice of one would keep all of it alive while the application holds a 100-byte request.
+ *
+ * <p>Also carries the counters the {@code grant} package ranks and grants by: bytes granted so far, bytes
+ * received, arrival order. Which sets of the grant scheduler the message is in is the scheduler's own state.
+ * Engine thread only.
+ */
+public final class IncomingMessage implements Ranked {
+    /**
+     * Holes tracked per message: one per 512 bytes of message, between 16 and 4096, so the bookkeeping of a
+     * message stays within about 1.6% of the buffer its length reserves. Packets that would need more are dropped
+     * ("too fragmented"); honest senders' segments are hundreds of bytes at least.
+     */
+    static int maxRanges(int length) {
+        return Math.max(16, Math.min(4096, length / 512));
+    }
+
+    /** A message's buffer reserves at most this many times the bytes it has received (counting the new packet). */
+    public static final int MAX_RESERVED_PER_RECEIVED = 4;
+    /** {@link #accept} result: the buffer could not grow (direct memory exhausted); nothing changed. */
+    public static final int ALLOCATION_FAILED = -2;
+    /** {@link #growthFor} result: the segment lies too far ahead of the received bytes to reserve for. */
+    public static final long TOO_FAR_AHEAD = -1;
+
+    private final MessageOwner owner;
+    private final int length;
+    private final boolean error;
+    private final long sequence;
+    /** What the sender could send before any grant from us: the unscheduled bytes. */
+    private final int initialGranted;
+    private final ReceivedRanges ranges;
+    private ByteBuf buffer;
+    private boolean emptySeen;
+    private int receivedBytes;
+    private int granted;
+    private long reservedBytes;
+
+    /**
+     * @param owner         the RPC this message belongs to
+     * @param length        the message length from the first DATA seen
+     * @param error         the ERROR flag from the first DATA seen
+     * @param senderGranted the sender's {@code incoming} from that DATA: what it may send unasked
+     * @param sequence      arrival order among all incoming messages (grant ties go to the oldest)
+     */
+    public IncomingMessage(MessageOwner owner, int length, boolean error, int senderGranted, long sequence) {
+        this.owner = owner;
+        this.length = length;
+        this.ranges = new ReceivedRanges(maxRanges(length));
+        this.error = error;
+        this.sequence = sequence;
+        this.initialGranted = Math.min(length, senderGranted);
+        this.granted = initialGranted;
+    }
+
+    /**
+     * Bytes a message's buffer must grow by to hold a new segment {@code [offset, offset + segment)}: 0 when it
+     * fits, {@link #TOO_FAR_AHEAD} when holding it would reserve
+     * more than {@link #MAX_RESERVED_PER_RECEIVED} times the bytes received. Growth doubles the capacity where
+     * that bound allows, so a message growing packet by packet is copied O(log n) times.
+     *
+     * @param capacity the buffer's current capacity (0: none yet)
+     * @param received bytes of the message received so far
+     */
+    public static long growthFor(int length, int capacity, int received, int offset, int segment) {
+        int end = offset + segment;
+        if (end <= capacity) {
+            return 0;
+        }
+        long bound = (long) MAX_RESERVED_PER_RECEIVED * ((long) received + segment);
+        if (end > bound) {
+            return TOO_FAR_AHEAD;
+        }
+        long target = Math.min(length, Math.max(end, Math.min(2L * capacity, bound)));
+        return target - capacity;
+    }
+
+    /** {@link #growthFor} for a segment of this message. */
+    public long growthFor(int offset, int segment) {
+        return growthFor(length, buffer == null ? 0 : buffer.capacity(), receivedBytes, offset, segment);
+    }
+
+    /**
+     * Takes one DATA segment.
+     *
+     * @param header       flyweight over the packet's header (validated: offset + segment &lt;= length); may
+     *                     be a copy of the header
+     * @param packet       the packet; not retained (its bytes are copied)
+     * @param payloadIndex index in {@code packet} of the segment's first byte
+     * @param growth       what {@link #growthFor} returned for this segment (not negative), already checked
+     *                     against the buffer limits by the caller, who reserves it when this succeeds
+     * @return new bytes (0 for a duplicate), -1 when the message is too fragmented to track, or
+     *         {@link #ALLOCATION_FAILED}
+     */
+    public int accept(DataHeader header, ByteBuf packet, int payloadIndex, long growth) {
+        int offset = header.offset();
+        int segment = header.segmentLength();
+        if (length == 0) {
+            throw new IllegalStateException("use acceptEmpty for an empty message");
+        }
+        if (growth > 0 && !grow(packet, (int) (capacity() + growth))) {
+            return ALLOCATION_FAILED;
+        }
+        int fresh = ranges.add(offset, offset + segment);
+        if (fresh <= 0) {
+            return fresh;
+        }
+        buffer.setBytes(offset, packet, payloadIndex, segment);
+        receivedBytes += fresh;
+        granted = Math.max(granted, Math.min(length, Math.max(header.incoming(), offset + segment)));
+        return fresh;
+    }
+
+    private int capacity() {
+        return buffer == null ? 0 : buffer.capacity();
+    }
+
+    /**
+     * Moves what arrived so far into a buffer of {@code capacity} bytes from {@code packet}'s allocator. Growing
+     * by hand rather than with {@code ByteBuf.capacity(int)}: that one's copying of bytes beyond the writer index
+     * differs between allocators, and received bytes lie anywhere below the capacity.
+     *
+     * @return false when the allocation failed (the JVM's direct-memory limit); the old buffer is kept
+     */
+    private boolean grow(ByteBuf packet, int capacity) {
+        ByteBuf grown;
+        try {
+            grown = packet.alloc().buffer(capacity, length);
+        } catch (OutOfMemoryError noMemory) {
+            return false;
+        }
+        if (buffer != null) {
+            grown.setBytes(0, buffer, 0, buffer.capacity());
+            buffer.release();
+        }
+        buffer = grown;
+        return true;
+    }
+
+    /** Takes the one packet of an empty message; returns false for a duplicate. */
+    public boolean acceptEmpty() {
+        if (emptySeen) {
+            return false;
+        }
+        emptySeen = true;
+        return true;
+    }
+
+    /** Whether every byte has arrived (an empty message is complete once its one packet arrived). */
+    public boolean complete() {
+        return length == 0 ? emptySeen : receivedBytes == length;
+    }
+
+    /** Hands the reassembled payload to the caller (who must release it); the message holds nothing after. */
+    public ByteBuf takePayload(io.netty.buffer.ByteBufAllocator fallback) {
+        ByteBuf b = buffer;
+        buffer = null;
+        if (b != null && b.writerIndex() != length) {
+            b.writerIndex(length); // a grown buffer: the bytes were set by offset, its capacity is now the length
+        }
+        return b != null ? b : fallback.buffer(0, 0);
+    }
+
+    /** Releases the partial payload, if any. Idempotent. */
+    public void release() {
+        if (buffer != null) {
+            buffer.release();
+            buffer = null;
+        }
+    }
+
+    public MessageOwner owner() {
+        return owner;
+    }
+
+    public int length() {
+        return length;
+    }
+
+    public boolean error() {
+        return error;
+    }
+
+    @Override
+    public long sequence() {
+        return sequence;
+    }
+
+    public int receivedBytes() {
+        return receivedBytes;
+    }
+
+    @Override
+    public int remainingBytes() {
+        return length - receivedBytes;
+    }
+
+    public int granted() {
+        return granted;
+    }
+
+    /** Raises the granted offset (grant scheduler only). */
+    public void granted(int offset) {
+        granted = offset;
+    }
+
+    /** Bytes charged to the buffer limits for this message (0 once released). */
+    public long reservedBytes() {
+        return reservedBytes;
+    }
+
+    public void reservedBytes(long v) {
+        reservedBytes = v;
+    }
+
+    /**
+     * Visits up to {@code max} missing ranges below the granted offset, in order.
+     *
+     * @return the number of ranges visited
+     */
+    public int forEachGap(int max, GapVisitor visitor) {
+        return ranges.forEachGap(granted, max, visitor);
+    }
+
+    /** Receives one missing range {@code [start, end)}. */
+    public interface GapVisitor {
+        void gap(int start, int end);
+    }
+
+    /** Bytes granted (unscheduled included) that have not arrived. */
+    public int outstandingBytes() {
+        return Math.max(0, granted - receivedBytes);
+    }
+
+    /** Whether the sender has scheduled (granted by us) bytes it has not delivered yet. */
+    public boolean holdsScheduledGrant() {
+        return granted > initialGranted && receivedBytes < granted;
+    }
+}

@@ -1,0 +1,339 @@
+package io.homa4j.core.internal.outgoing;
+
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.PacketSink;
+import io.homa4j.core.internal.order.FirstCachingSet;
+import io.homa4j.core.internal.order.Ranked;
+import io.homa4j.core.internal.pacer.Pacer;
+import io.homa4j.core.metrics.Metrics;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.PacketEncoder;
+import io.homa4j.core.wire.PacketType;
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.TreeSet;
+
+/**
+ * The sending half of the engine: turns outgoing messages into DATA packets and decides which goes next.
+ *
+ * <ul>
+ *   <li>Retransmissions asked for by RESEND go first (they fill holes the receiver is waiting on).</li>
+ *   <li>Then new bytes by SRPT: the sendable message with the fewest bytes left, ties to the oldest; every
+ *       {@code 1/fifoFraction}-th pick goes to the oldest sendable message instead, so a long message is
+ *       never starved by a stream of short ones.</li>
+ *   <li>The {@link Pacer} holds packets back while the host's own queue estimate is over its bound; a message
+ *       with at most {@code pacerNeverDeferBytes} left is sent anyway (it would finish at once).</li>
+ * </ul>
+ * Control packets bypass the queue (they go at the top level) but are charged to the pacer's link estimate.
+ * Engine thread only.
+ */
+public final class Transmitter {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Transmitter.class);
+
+    private final PacketSink sink;
+    private final PacketEncoder encoder;
+    private final Metrics metrics;
+    private final Pacer pacer;
+    private final int maxPayload;
+    private final int neverDeferBytes;
+    private final int controlPriority;
+    private final int fifoEvery;
+    /**
+     * How long a sent byte may still be on its way (twice the configured RTT, at least one timer tick): a RESEND
+     * does not retransmit bytes sent more recently than that.
+     */
+    private final long inFlightNanos;
+    /**
+     * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
+     * for several times per packet; only an added message can take the front (the front's own key changes in
+     * place only downwards).
+     */
+    private final FirstCachingSet<OutgoingMessage> bySrpt;
+    private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(Ranked.AGE);
+    private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
+    /** Messages whose payload could not be read, waiting for the engine to fail their RPCs. */
+    private final ArrayDeque<OutgoingMessage> unreadable = new ArrayDeque<>();
+    private long picks;
+    private boolean sentSinceFlush;
+
+    public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, long nowNanos) {
+        this.bySrpt = new FirstCachingSet<>(config.srpt() ? Ranked.SRPT : Ranked.AGE);
+        this.sink = sink;
+        this.encoder = encoder;
+        this.metrics = metrics;
+        this.pacer = new Pacer(config.linkMbps(), config.pacerMaxQueueNanos(), nowNanos);
+        this.maxPayload = DataHeader.maxPayload(config.maxUdpPayload());
+        this.neverDeferBytes = config.pacerNeverDeferBytes();
+        this.controlPriority = config.priorityLevels() - 1;
+        this.inFlightNanos = Math.max(2L * config.rttMicros() * 1_000, config.tickNanos());
+        this.fifoEvery = config.fifoGrantFraction() > 0 ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction()))
+                : Integer.MAX_VALUE;
+    }
+
+    public Pacer pacer() {
+        return pacer;
+    }
+
+    /** Starts sending {@code m}: its unscheduled bytes are sendable at once. */
+    public void add(OutgoingMessage m) {
+        requeue(m);
+    }
+
+    /** Stops sending {@code m} (RPC finished or dropped). Does not release its payload. */
+    public void remove(OutgoingMessage m) {
+        if (m.inSendQueue) {
+            bySrpt.remove(m);
+            byAge.remove(m);
+            m.inSendQueue = false;
+        }
+        if (m.inRetransmitQueue) {
+            retransmits.remove(m);
+            m.inRetransmitQueue = false;
+        }
+    }
+
+    /** A GRANT arrived for {@code m}. */
+    public void grant(OutgoingMessage m, int offset, int priority) {
+        dequeue(m);
+        m.grant(offset, priority);
+        requeue(m);
+    }
+
+    /**
+     * A RESEND arrived for {@code m}: retransmit what of the range was sent, and treat the range's end as granted.
+     *
+     * @return true when none of the range could be retransmitted because its bytes are still waiting here to be
+     *         sent for the first time (sender SRPT, pacer): nothing was lost, and the caller should answer BUSY so
+     *         the receiver's silence timer knows the sender is alive (as the Linux module does). False when a
+     *         retransmission was queued, or when the range lies beyond the message (a receiver that took the wrong
+     *         length from a corrupted packet: no answer, so that call times out instead of being kept alive)
+     */
+    public boolean resend(OutgoingMessage m, int offset, int length, int priority, long nowNanos) {
+        long end = Math.min((long) offset + length, m.length());
+        dequeue(m);
+        m.extendGrant((int) end);
+        // Bytes sent within the last inFlightNanos may not have arrived yet when the receiver asked: the RESEND
+        // and the data crossed. They are treated like bytes not sent yet (BUSY); if they were lost, the next
+        // RESEND, a RESEND interval later, finds them settled and gets them.
+        int settled = m.settledOffset(nowNanos, inFlightNanos);
+        boolean queued = m.addRetransmit(offset, (int) Math.min(end, settled), priority);
+        requeue(m);
+        return !queued && offset < m.length() && end > settled;
+    }
+
+    /**
+     * Rewinds {@code m} to byte 0 (client restart after server state loss). It leaves the retransmit queue too:
+     * the rewind drops its pending ranges, and a queued message without ranges would be "retransmitted" with
+     * none (found by EngineFuzzTest: a RESEND, then RPC_UNKNOWN before the retransmission left).
+     */
+    public void rewind(OutgoingMessage m) {
+        remove(m);
+        m.rewind();
+        requeue(m);
+    }
+
+    /**
+     * Takes {@code m} out of the SRPT order while its counters change; {@link #requeue} puts it back. It stays in
+     * {@code byAge}, whose key (creation order) never changes, so sending a packet costs one tree update, not two.
+     */
+    private void dequeue(OutgoingMessage m) {
+        if (m.inSendQueue) {
+            bySrpt.remove(m);
+        }
+    }
+
+    /** After {@link #dequeue} (or for a new message): queued in both orders while it has sendable bytes. */
+    private void requeue(OutgoingMessage m) {
+        if (m.hasSendableBytes()) {
+            bySrpt.add(m);
+            if (!m.inSendQueue) {
+                byAge.add(m);
+                m.inSendQueue = true;
+            }
+        } else if (m.inSendQueue) {
+            byAge.remove(m);
+            m.inSendQueue = false;
+        }
+        if (!m.inRetransmitQueue && m.hasRetransmit()) {
+            retransmits.add(m);
+            m.inRetransmitQueue = true;
+        }
+    }
+
+    /** Sends every DATA packet that is due now, within the pacer's bound. */
+    public void transmit(long nowNanos) {
+        while (true) {
+            OutgoingMessage retransmit = retransmits.peekFirst();
+            if (retransmit != null) {
+                int wire = wireBytes(retransmit.retransmitSegmentLength(maxPayload));
+                if (!pacer.hasRoom(wire, nowNanos)) {
+                    if (!sendNeverDeferred(nowNanos)) {
+                        return;
+                    }
+                    continue;
+                }
+                sendRetransmit(retransmit, nowNanos);
+                continue;
+            }
+            if (bySrpt.isEmpty()) {
+                return;
+            }
+            OutgoingMessage first = bySrpt.first();
+            int wire = wireBytes(first.nextSegmentLength(maxPayload));
+            if (!pacer.hasRoom(wire, nowNanos)) {
+                if (!sendNeverDeferred(nowNanos)) {
+                    return;
+                }
+                continue;
+            }
+            OutgoingMessage pick = ++picks % fifoEvery == 0 ? byAge.first() : first;
+            sendNew(pick, nowNanos);
+        }
+    }
+
+    /** Sends one packet of the shortest message if it is small enough to bypass the pacer. */
+    private boolean sendNeverDeferred(long nowNanos) {
+        if (bySrpt.isEmpty()) {
+            return false;
+        }
+        OutgoingMessage first = bySrpt.first();
+        if (first.remainingBytes() > neverDeferBytes) {
+            return false;
+        }
+        sendNew(first, nowNanos);
+        return true;
+    }
+
+    private void sendNew(OutgoingMessage m, long nowNanos) {
+        // Sending lowers m's SRPT key and never changes its age: the front message stays in front, so it keeps
+        // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward.
+        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == Ranked.AGE || bySrpt.first() == m);
+        if (!keepPlace) {
+            dequeue(m);
+        }
+        int offset = m.nextOffset();
+        int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
+        boolean wasAllSent = m.allSent();
+        if (!sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos)) {
+            return;
+        }
+        if (offset == 0) {
+            m.owner().onFirstSent(nowNanos);
+        }
+        m.advance(segment, nowNanos, inFlightNanos);
+        if (keepPlace && !m.hasSendableBytes()) {
+            dequeue(m);
+        }
+        requeue(m);
+        if (m.allSent() && !wasAllSent) {
+            m.owner().onAllSent(nowNanos);
+        }
+    }
+
+    private void sendRetransmit(OutgoingMessage m, long nowNanos) {
+        int offset = m.retransmitOffset();
+        int segment = m.retransmitSegmentLength(maxPayload);
+        if (!sendData(m, offset, segment, m.retransmitPriority(), DataHeader.FLAG_RETRANSMIT, nowNanos)) {
+            return;
+        }
+        m.retransmitted(segment);
+        metrics.retransmitted();
+        if (!m.hasRetransmit()) {
+            retransmits.remove(m);
+            m.inRetransmitQueue = false;
+        }
+    }
+
+    /** Sends one DATA packet of {@code m}; false (and {@code m} set aside as unreadable) when it cannot be read. */
+    private boolean sendData(OutgoingMessage m, int offset, int segment, int priority, int extraFlags,
+                             long nowNanos) {
+        ByteBuf packet;
+        try {
+            packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.owner().cutoffsVersion(),
+                    m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment);
+        } catch (RuntimeException unreadable) {
+            // The application released (or shrank) a buffer it had handed over. Only this message is affected:
+            // left in the queues it would stay first and fail every later transmit, breaking the whole engine.
+            setAsideUnreadable(m, unreadable);
+            return false;
+        }
+        metrics.dataBytesOut(segment);
+        emit(m.owner().peerAddress(), priority, PacketType.DATA, packet, nowNanos);
+        return true;
+    }
+
+    private void setAsideUnreadable(OutgoingMessage m, RuntimeException cause) {
+        remove(m);
+        m.markUnreadable();
+        unreadable.add(m);
+        metrics.unreadableMessage();
+        log.debug("message of {} is unreadable; failing its RPC", m.owner(), cause);
+    }
+
+    /**
+     * The next message found unreadable since the last call (its RPC must be failed by its owner), or null. The
+     * message is out of every queue and is never sent again; the caller still retires it.
+     */
+    public OutgoingMessage pollUnreadable() {
+        return unreadable.poll();
+    }
+
+    /** Sends a control packet at the top level, now. */
+    public void sendControl(InetSocketAddress peer, PacketType type, ByteBuf packet, long nowNanos) {
+        emit(peer, controlPriority, type, packet, nowNanos);
+    }
+
+    private void emit(InetSocketAddress peer, int priority, PacketType type, ByteBuf packet, long nowNanos) {
+        int bytes = packet.readableBytes();
+        metrics.packetOut(type, bytes);
+        pacer.sent(bytes + HomaConfig.IP_UDP_HEADER_BYTES, nowNanos);
+        sentSinceFlush = true;
+        try {
+            sink.send(peer, priority, packet);
+        } catch (RuntimeException e) {
+            // The sink owns the packet even when it throws. To the protocol this is a lost packet, which
+            // retransmission repairs; the engine's state must not be left half-updated by a transport error.
+            metrics.sinkError();
+            if (metrics.sinkErrorCount() == 1) {
+                log.warn("PacketSink.send threw (counted in sinkErrors; logged once)", e);
+            }
+        }
+    }
+
+    private static int wireBytes(int segment) {
+        return DataHeader.LENGTH + segment + HomaConfig.IP_UDP_HEADER_BYTES;
+    }
+
+    /** Calls the sink's flush if anything was sent since the last flush. */
+    public void flush() {
+        if (sentSinceFlush) {
+            sentSinceFlush = false;
+            try {
+                sink.flush();
+            } catch (RuntimeException e) {
+                metrics.sinkError();
+                if (metrics.sinkErrorCount() == 1) {
+                    log.warn("PacketSink.flush threw (counted in sinkErrors; logged once)", e);
+                }
+            }
+        }
+    }
+
+    /** Earliest time the pacer lets the next queued packet go, or Long.MAX_VALUE when nothing is queued. */
+    public long nextWakeNanos() {
+        OutgoingMessage r = retransmits.peekFirst();
+        if (r != null) {
+            return pacer.roomAtNanos(wireBytes(r.retransmitSegmentLength(maxPayload)));
+        }
+        if (bySrpt.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        return pacer.roomAtNanos(wireBytes(bySrpt.first().nextSegmentLength(maxPayload)));
+    }
+
+    public int maxPayload() {
+        return maxPayload;
+    }
+}

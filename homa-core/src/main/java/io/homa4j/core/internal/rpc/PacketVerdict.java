@@ -1,0 +1,34 @@
+package io.homa4j.core.internal.rpc;
+
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.metrics.Metrics;
+
+/**
+ * Whether the received packet in progress was dropped, and why: every drop is counted under exactly one reason,
+ * the first one found, however many parts of the engine reject the packet. Engine thread only.
+ */
+public final class PacketVerdict {
+    private final Metrics metrics;
+    private boolean dropped;
+
+    public PacketVerdict(Metrics metrics) {
+        this.metrics = metrics;
+    }
+
+    /** Starts the verdict for one received packet. */
+    public void beginPacket() {
+        dropped = false;
+    }
+
+    /** Counts the packet in progress as dropped for {@code reason} (only the first reason counts). */
+    public void drop(DropReason reason) {
+        if (!dropped) {
+            dropped = true;
+            metrics.drop(reason);
+        }
+    }
+
+    public boolean dropped() {
+        return dropped;
+    }
+}

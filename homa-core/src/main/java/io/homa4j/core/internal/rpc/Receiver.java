@@ -1,0 +1,156 @@
+package io.homa4j.core.internal.rpc;
+
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.internal.grant.GrantScheduler;
+import io.homa4j.core.internal.incoming.IncomingMessage;
+import io.homa4j.core.internal.message.MessageOwner;
+import io.homa4j.core.internal.peer.Peer;
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.metrics.Metrics;
+import io.homa4j.core.wire.DataHeader;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The receiving side both halves share: admits new incoming messages against the buffer limits and reserves
+ * their space, takes DATA segments into them with the grant scheduler's bookkeeping around each update, runs the
+ * grant policy, and retires messages. Owns the count of reserved bytes. Engine thread only.
+ *
+ * <p>Every change to a message's received bytes goes through {@link #receiveSegment}: the buffer grows (and its
+ * reservation with it) as bytes arrive, and the update is bracketed by {@link GrantScheduler#beforeUpdate} and
+ * {@link GrantScheduler#afterUpdate}. That bracket is the place to take a run of segments of one message at once
+ * (one growth and reservation check, one bracket, one grant decision per run).
+ */
+public final class Receiver {
+    private final HomaConfig config;
+    private final Metrics metrics;
+    private final PacketVerdict verdict;
+    private final GrantScheduler grants;
+    private final EngineClock clock;
+    private final GrantScheduler.GrantSender grantSender;
+    private long bufferedBytes;
+
+    public Receiver(HomaConfig config, Metrics metrics, PacketVerdict verdict, GrantScheduler grants,
+                    EngineClock clock, ControlSender control) {
+        this.config = config;
+        this.metrics = metrics;
+        this.verdict = verdict;
+        this.grants = grants;
+        this.clock = clock;
+        this.grantSender = control::grant;
+    }
+
+    /** Bytes reserved for partially received messages. */
+    public long bufferedBytes() {
+        return bufferedBytes;
+    }
+
+    /**
+     * Why the first DATA packet of a new incoming message from {@code peer} (null: unknown yet) cannot be kept
+     * (a buffer limit, or too far ahead of any data: see {@link IncomingMessage#growthFor}), or null when it can.
+     * The message is not created then, so a refused first packet leaves nothing behind.
+     */
+    DropReason firstSegmentRefusal(Peer peer, int length, DataHeader data) {
+        long growth = IncomingMessage.growthFor(length, 0, 0, data.offset(), data.segmentLength());
+        return growth < 0 ? DropReason.AHEAD_OF_DATA : bufferLimitFor(peer, growth);
+    }
+
+    /**
+     * The buffer limit that {@code reservation} more bytes from {@code peer} (null: unknown yet) would break, or
+     * null when they fit.
+     */
+    private DropReason bufferLimitFor(Peer peer, long reservation) {
+        if (reservation == 0) {
+            return null;
+        }
+        long fromPeer = (peer == null ? 0 : peer.bufferedBytes()) + reservation;
+        if (fromPeer > config.maxBufferedBytesPerPeer()) {
+            return DropReason.PEER_BUFFER_LIMIT;
+        }
+        if (bufferedBytes + reservation > config.maxBufferedBytesTotal()) {
+            return DropReason.TOTAL_BUFFER_LIMIT;
+        }
+        return null;
+    }
+
+    /**
+     * A new incoming message for {@code owner}, from the first DATA seen of it (checked with
+     * {@link #firstSegmentRefusal} first); it waits for grants if it needs them. It reserves nothing until its
+     * segments arrive ({@link #receiveSegment}).
+     */
+    IncomingMessage open(MessageOwner owner, DataHeader first) {
+        IncomingMessage m = new IncomingMessage(owner, first.messageLength(), first.error(), first.incoming(),
+                clock.nextSequence());
+        grants.added(m);
+        return m;
+    }
+
+    /** Charges {@code bytes} more of {@code m} to the buffer limits. */
+    private void reserve(IncomingMessage m, Peer peer, long bytes) {
+        m.reservedBytes(m.reservedBytes() + bytes);
+        peer.addBufferedBytes(bytes);
+        bufferedBytes += bytes;
+        metrics.bufferedBytes(bufferedBytes);
+    }
+
+    /**
+     * Accepts one DATA segment into {@code m}, from {@code peer}, growing its buffer (and its reservation) as
+     * needed; false (drop counted) when a duplicate or not keepable: too fragmented, too far ahead, over a buffer
+     * limit, or no memory. A refused segment changes nothing; the sender's retransmission brings it again.
+     */
+    boolean receiveSegment(IncomingMessage m, Peer peer, DataHeader data, ByteBuf packet, int payloadIndex) {
+        if (m.length() == 0) {
+            if (!m.acceptEmpty()) {
+                verdict.drop(DropReason.DUPLICATE);
+                return false;
+            }
+            return true;
+        }
+        long growth = m.growthFor(data.offset(), data.segmentLength());
+        if (growth < 0) {
+            verdict.drop(DropReason.AHEAD_OF_DATA);
+            return false;
+        }
+        DropReason overLimit = bufferLimitFor(peer, growth);
+        if (overLimit != null) {
+            verdict.drop(overLimit);
+            return false;
+        }
+        grants.beforeUpdate(m);
+        int fresh = m.accept(data, packet, payloadIndex, growth);
+        grants.afterUpdate(m);
+        if (fresh == IncomingMessage.ALLOCATION_FAILED) {
+            verdict.drop(DropReason.ALLOCATION_FAILED);
+            return false;
+        }
+        if (growth > 0) {
+            reserve(m, peer, growth);
+        }
+        if (fresh < 0) {
+            verdict.drop(DropReason.TOO_FRAGMENTED);
+            return false;
+        }
+        if (fresh == 0) {
+            verdict.drop(DropReason.DUPLICATE);
+            return false;
+        }
+        metrics.dataBytesIn(fresh);
+        return true;
+    }
+
+    /** Stops granting to {@code m}, releases its buffer and its reservation. Idempotent. */
+    void retire(IncomingMessage m, Peer peer) {
+        grants.removed(m);
+        m.release();
+        long r = m.reservedBytes();
+        if (r != 0) {
+            m.reservedBytes(0);
+            peer.addBufferedBytes(-r);
+            bufferedBytes -= r;
+        }
+    }
+
+    /** Runs the grant policy; the GRANTs it issues go out at once. */
+    public void scheduleGrants() {
+        grants.schedule(grantSender);
+    }
+}

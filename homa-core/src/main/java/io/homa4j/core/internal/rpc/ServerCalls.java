@@ -1,0 +1,459 @@
+package io.homa4j.core.internal.rpc;
+
+import io.homa4j.core.ErrorCode;
+import io.homa4j.core.RpcFailure;
+import io.homa4j.core.RpcListener;
+import io.homa4j.core.internal.incoming.IncomingMessage;
+import io.homa4j.core.internal.outgoing.OutgoingMessage;
+import io.homa4j.core.internal.peer.Peer;
+import io.homa4j.core.internal.timer.RpcSilence;
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.ErrorPayload;
+import io.netty.buffer.ByteBuf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The server half of an engine: every server RPC from its first request packet until the client's ACK (or
+ * expiry). Receives requests, runs the handler once (RpcListener.onRequest), sends responses, answers the
+ * client's GRANT, RESEND, BUSY, RPC_UNKNOWN and ACK, and runs the server timers (RESEND for request holes,
+ * NEED_ACK, expiry). Engine thread only; internal.
+ *
+ * <p>Longer than 400 lines: the server's answer to each packet type a client sends, the handler's life (once, with
+ * its timeout) and the server timers form one state machine over {@link ServerRpc}, read best in one place; what
+ * it shares with the client half is in {@link Receiver}, {@link Outbound} and {@link ControlSender}.
+ */
+public final class ServerCalls extends RpcHalf {
+    private static final Logger log = LoggerFactory.getLogger(ServerCalls.class);
+    /** Server RPCs whose handler ran and that were freed are remembered (this many) to refuse replays. */
+    private static final int TOMBSTONES = 4096;
+
+    private final Map<ServerKey, ServerRpc> rpcs = new HashMap<>();
+    /** The RPC {@link #find} returned last, while it lives. */
+    private ServerRpc lastFound;
+    private final Map<Long, ServerRpc> byHandle = new HashMap<>();
+    private final LinkedHashMap<ServerKey, Boolean> tombstones = new LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ServerKey, Boolean> eldest) {
+            return size() > TOMBSTONES;
+        }
+    };
+    private long nextHandle = 1;
+
+    public ServerCalls(RpcHalf.Parts parts) {
+        super(parts);
+    }
+
+    public int count() {
+        return rpcs.size();
+    }
+
+    // ---------------------------------------------------------------------------------------------- replies
+
+    /** See {@code HomaEngine.reply}. */
+    public boolean reply(long serverHandle, ByteBuf response) {
+        ServerRpc rpc = byHandle.get(serverHandle);
+        boolean released = response.refCnt() <= 0;
+        if (rpc == null || rpc.state() != ServerRpc.State.HANDLING) {
+            if (!released) {
+                response.release();
+            }
+            metrics.deadHandleReply();
+            return false;
+        }
+        if (released) {
+            metrics.unreadableMessage();
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.HANDLER_ERROR,
+                    "the handler replied with a released buffer"), DataHeader.FLAG_ERROR);
+            return true;
+        }
+        int length = response.readableBytes();
+        if (length > config.maxMessageBytes()) {
+            response.release();
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.MESSAGE_TOO_LARGE, "response of "
+                    + length + " bytes exceeds the server's maxMessageBytes " + config.maxMessageBytes()),
+                    DataHeader.FLAG_ERROR);
+            return true;
+        }
+        startResponse(rpc, response, 0);
+        return true;
+    }
+
+    /** See {@code HomaEngine.replyError}. */
+    public boolean replyError(long serverHandle, String message) {
+        ServerRpc rpc = byHandle.get(serverHandle);
+        if (rpc == null || rpc.state() != ServerRpc.State.HANDLING) {
+            metrics.deadHandleReply();
+            return false;
+        }
+        startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.HANDLER_ERROR, message),
+                DataHeader.FLAG_ERROR);
+        return true;
+    }
+
+    private void startResponse(ServerRpc rpc, ByteBuf payload, int flags) {
+        rpc.responding(outbound.send(rpc, rpc.client(), payload, flags));
+        metrics.serverReplied();
+    }
+
+    // ---------------------------------------------------------------------------------------------- packets
+
+    /** A DATA packet of a request. */
+    public void onRequestData(InetSocketAddress from, Peer sender, long clientId, DataHeader data, ByteBuf packet,
+                              int payloadIndex) {
+        if (clientId == 0 || data.error()) {
+            verdict.drop(DropReason.MALFORMED);
+            return;
+        }
+        long piggybackedAck = data.ackId();
+        if (piggybackedAck != 0 && piggybackedAck != clientId) {
+            ack(from, piggybackedAck);
+        }
+        ServerRpc rpc = find(from, clientId);
+        int length = data.messageLength();
+        if (rpc == null) {
+            ServerKey key = new ServerKey(from, clientId);
+            rpc = newRpc(key, sender, length, data);
+            if (rpc == null) {
+                return;
+            }
+        } else {
+            if (rpc.state() == ServerRpc.State.RECEIVING && rpc.request().length() != length) {
+                // Not a sign of life (see ClientCalls.onResponseData): the RPC must be able to expire.
+                verdict.drop(DropReason.INCONSISTENT);
+                return;
+            }
+            rpc.silence().heard();
+            rpc.silence().resetProbes();
+            if (rpc.state() != ServerRpc.State.RECEIVING) {
+                verdict.drop(DropReason.DUPLICATE);
+                return;
+            }
+        }
+        control.pushCutoffsIfStale(rpc.client(), data.cutoffsVersion());
+        IncomingMessage request = rpc.request();
+        if (!receiver.receiveSegment(request, rpc.client(), data, packet, payloadIndex)) {
+            return;
+        }
+        if (request.receivedBytes() > config.unscheduledBytes()) {
+            rpc.addressProven();
+        }
+        if (!request.complete()) {
+            return;
+        }
+        ByteBuf payload = request.takePayload(allocator);
+        receiver.retire(request, rpc.client());
+        rpc.request(null);
+        rpc.handling();
+        metrics.requestDelivered();
+        deliver(rpc, payload);
+    }
+
+    /**
+     * A server RPC for a request's first packet, or null (and the drop counted) when it cannot be created.
+     *
+     * @param sender the client's peer entry, or null when it is new
+     */
+    private ServerRpc newRpc(ServerKey key, Peer sender, int length, DataHeader data) {
+        if (tombstones.containsKey(key)) {
+            verdict.drop(DropReason.STALE); // a delayed duplicate of a request already handled and acknowledged
+            return null;
+        }
+        if (rpcs.size() >= config.maxServerRpcs()) {
+            verdict.drop(DropReason.SERVER_RPC_LIMIT);
+            return null;
+        }
+        boolean tooLarge = length > config.maxMessageBytes();
+        DropReason refused = tooLarge ? null : receiver.firstSegmentRefusal(sender, length, data);
+        if (refused != null) {
+            verdict.drop(refused);
+            return null;
+        }
+        Peer peer = sender != null ? sender : peers.getOrCreate(key.client());
+        peer.rpcOpened();
+        ServerRpc rpc = new ServerRpc(nextHandle++, key, peer);
+        rpcs.put(key, rpc);
+        byHandle.put(rpc.handle(), rpc);
+        tickClock.arm(clock.now());
+        if (tooLarge) {
+            // Answer with a typed error instead of silence, so the client learns why at once.
+            verdict.drop(DropReason.MESSAGE_TOO_LARGE);
+            rpc.handling();
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.MESSAGE_TOO_LARGE, "request of "
+                    + length + " bytes exceeds the server's maxMessageBytes " + config.maxMessageBytes()),
+                    DataHeader.FLAG_ERROR);
+            return null;
+        }
+        rpc.request(receiver.open(rpc, data));
+        return rpc;
+    }
+
+    private void deliver(ServerRpc rpc, ByteBuf payload) {
+        try {
+            listener.onRequest(rpc.handle(), rpc.peerAddress(), payload);
+        } catch (RuntimeException e) {
+            metrics.listenerError();
+            log.warn("RpcListener.onRequest threw for {}", rpc, e);
+            if (byHandle.get(rpc.handle()) == rpc && rpc.state() == ServerRpc.State.HANDLING) {
+                replyError(rpc.handle(), "handler threw " + e);
+            }
+        }
+    }
+
+    /** The response a GRANT from the client refers to; null (drop counted) if none. */
+    public OutgoingMessage responseFor(InetSocketAddress from, long clientId) {
+        ServerRpc rpc = find(from, clientId);
+        if (rpc == null) {
+            verdict.drop(DropReason.UNKNOWN_RPC);
+            return null;
+        }
+        rpc.silence().heard();
+        rpc.silence().resetProbes();
+        if (rpc.response() == null) {
+            verdict.drop(DropReason.STALE);
+            return null;
+        }
+        return rpc.response();
+    }
+
+    /** The client asks for response bytes (again), or, with no response yet, whether we are alive. */
+    public void onResend(InetSocketAddress from, long clientId, int offset, int length, int priority) {
+        ServerRpc rpc = find(from, clientId);
+        if (rpc == null) {
+            verdict.drop(DropReason.UNKNOWN_RPC);
+            // Age 0 for a call we handled and forgot: "I may have run it", so the client never re-sends it.
+            boolean handled = tombstones.containsKey(new ServerKey(from, clientId));
+            control.rpcUnknown(from, clientId ^ 1, handled ? 0 : clock.age());
+            return;
+        }
+        if (rpc.state() != ServerRpc.State.RECEIVING) {
+            rpc.silence().heard();
+        } // else only request data is progress: a client that asks but cannot send what we lack must not keep
+        // the RPC alive for ever (it expires, and the client's next RESEND restarts the call)
+        rpc.silence().resetProbes(); // but it is alive: our own RESENDs for the missing bytes may go again
+        switch (rpc.state()) {
+            case RECEIVING:
+            case HANDLING:
+                // While receiving, BUSY and never a repeated GRANT: missing granted bytes are most likely queued
+                // on the way, and a repeated grant did not back the client's RESENDs off (netlab: 49 held calls
+                // drew ~140 RESENDs per second each); a lost grant is recovered by our own timer, whose RESEND
+                // for the missing range the client takes as a grant (tick). With every granted byte here, our
+                // scheduler holds the request back and BUSY is the truth.
+                control.busy(from, rpc.wireId());
+                break;
+            default:
+                if (outbound.resend(rpc.response(), offset, length, priority)) {
+                    control.busy(from, rpc.wireId());
+                }
+        }
+    }
+
+    /**
+     * The client no longer knows the call (it gave up: cancelled, deadline passed, or never had it): let go. A
+     * handler still running learns of it through {@code RpcListener.onRequestAbandoned}; its late reply finds a
+     * dead handle and is dropped and counted ({@code deadHandleReplies}).
+     */
+    public void onRpcUnknown(InetSocketAddress from, long clientId) {
+        ServerRpc rpc = find(from, clientId);
+        if (rpc == null) {
+            verdict.drop(DropReason.UNKNOWN_RPC);
+            return;
+        }
+        boolean handling = rpc.state() == ServerRpc.State.HANDLING;
+        free(rpc);
+        metrics.serverFreedByPeer();
+        if (handling) {
+            notifyAbandoned(rpc, new RpcFailure(ErrorCode.CANCELLED, "the client abandoned the call", false));
+        }
+    }
+
+    /**
+     * The handler did not reply within {@code handlerTimeoutTicks}: the client gets DEADLINE_EXCEEDED at once
+     * (rather than waiting out its own deadline, or for ever without one), the RPC slot is on its way to being
+     * freed, and the handler is told.
+     */
+    private void handlerTimedOut(ServerRpc rpc) {
+        metrics.handlerTimedOut();
+        long millis = config.handlerTimeoutTicks() * config.tickNanos() / 1_000_000;
+        String text = "the handler did not reply within the server's handler timeout (" + millis + " ms)";
+        startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.DEADLINE_EXCEEDED, text),
+                DataHeader.FLAG_ERROR);
+        notifyAbandoned(rpc, new RpcFailure(ErrorCode.DEADLINE_EXCEEDED, text, false));
+    }
+
+    private void notifyAbandoned(ServerRpc rpc, RpcFailure why) {
+        try {
+            listener.onRequestAbandoned(rpc.handle(), why);
+        } catch (RuntimeException e) {
+            metrics.listenerError();
+            log.warn("RpcListener.onRequestAbandoned threw for {}", rpc, e);
+        }
+    }
+
+    /**
+     * The response's buffer could not be read (the handler released it after replying). Before any byte of it
+     * left, the client gets HANDLER_ERROR instead; after, the response cannot be completed or replaced (the client
+     * holds its length), so the RPC is dropped and the client told that we no longer have it (RPC_UNKNOWN, age
+     * 0: "may have run"), which fails only that call.
+     */
+    public void onResponseUnreadable(ServerRpc rpc, OutgoingMessage response) {
+        if (byHandle.get(rpc.handle()) != rpc || rpc.response() != response) {
+            return;
+        }
+        if (response.nextOffset() == 0) {
+            rpc.withdrawUnsentResponse();
+            outbound.retire(response);
+            startResponse(rpc, ErrorPayload.encode(allocator, ErrorCode.HANDLER_ERROR,
+                    "the handler's response buffer could not be read (released or changed after reply)"),
+                    DataHeader.FLAG_ERROR);
+            return;
+        }
+        free(rpc);
+        control.rpcUnknown(rpc.peerAddress(), rpc.wireId(), 0);
+    }
+
+    /** A client whose grant scheduler holds our response back: it still wants it. */
+    public void onBusy(InetSocketAddress from, long clientId) {
+        ServerRpc rpc = find(from, clientId);
+        if (rpc == null) {
+            verdict.drop(DropReason.UNKNOWN_RPC);
+            return;
+        }
+        rpc.silence().heard();
+        rpc.silence().resetProbes();
+    }
+
+    /** The client has the whole response of {@code clientId}: free it (ignored for unknown ids). */
+    public void ack(InetSocketAddress from, long clientId) {
+        if (!RpcIds.fromClient(clientId)) {
+            return;
+        }
+        ServerRpc rpc = find(from, clientId);
+        if (rpc != null && rpc.state() != ServerRpc.State.RECEIVING) {
+            free(rpc);
+            metrics.serverFreedByAck();
+        }
+    }
+
+    /**
+     * The live RPC of {@code clientId} from {@code from}, or null. The RPC found last is checked first: the
+     * packets of one socket read are mostly a run of one message's segments, which then cost one map lookup (and
+     * one key object) per run instead of per packet.
+     */
+    private ServerRpc find(InetSocketAddress from, long clientId) {
+        ServerRpc last = lastFound;
+        if (last != null && last.key().clientId() == clientId && last.key().client().equals(from)) {
+            return last;
+        }
+        ServerRpc rpc = rpcs.get(new ServerKey(from, clientId));
+        if (rpc != null) {
+            lastFound = rpc;
+        }
+        return rpc;
+    }
+
+    private void free(ServerRpc rpc) {
+        rpcs.remove(rpc.key());
+        if (lastFound == rpc) {
+            lastFound = null;
+        }
+        byHandle.remove(rpc.handle());
+        if (rpc.state() != ServerRpc.State.RECEIVING) {
+            tombstones.put(rpc.key(), Boolean.TRUE);
+        }
+        IncomingMessage request = rpc.request();
+        if (request != null) {
+            receiver.retire(request, rpc.client());
+            rpc.request(null);
+        }
+        OutgoingMessage response = rpc.response();
+        if (response != null) {
+            outbound.retire(response);
+            rpc.response(null);
+        }
+        rpc.client().rpcClosed();
+    }
+
+    /** Drops every server RPC (engine close); their handles go dead. */
+    public void dropAll() {
+        for (ServerRpc rpc : new ArrayList<>(rpcs.values())) {
+            free(rpc);
+        }
+        tombstones.clear();
+    }
+
+    // ---------------------------------------------------------------------------------------------- timers
+
+    /** One timer tick for every server RPC. */
+    public void tick() {
+        for (ServerRpc rpc : new ArrayList<>(rpcs.values())) {
+            if (rpcs.get(rpc.key()) == rpc) {
+                tick(rpc);
+            }
+        }
+    }
+
+    private void tick(ServerRpc rpc) {
+        RpcSilence silent = rpc.silence();
+        switch (rpc.state()) {
+            case RECEIVING: {
+                IncomingMessage request = rpc.request();
+                if (request.outstandingBytes() == 0) {
+                    // waiting for our own grant scheduler, not for the client
+                    if (silent.heldTick(silenceRules)) {
+                        control.busy(rpc.peerAddress(), rpc.wireId());
+                    }
+                    return;
+                }
+                int silentTicks = silent.silentTick();
+                if (silenceRules.abortDue(silentTicks)) {
+                    expire(rpc);
+                } else if (rpc.isAddressProven() ? silenceRules.resendDue(silentTicks)
+                        : silent.takeProbe(silenceRules, silenceRules.resendTicks(), true)) {
+                    control.requestGaps(rpc, request);
+                }
+                return;
+            }
+            case HANDLING:
+                silent.heard();
+                if (rpc.handlingTick() >= config.handlerTimeoutTicks()) {
+                    handlerTimedOut(rpc);
+                }
+                return;
+            case RESPONDING:
+                if (rpc.response().hasUnsentGrantedBytes()) {
+                    silent.heard();
+                    return;
+                }
+                if (silenceRules.abortDue(silent.silentTick())) {
+                    expire(rpc);
+                }
+                return;
+            default: // AWAITING_ACK
+                if (rpc.response().hasUnsentGrantedBytes()) {
+                    silent.heard(); // retransmissions still queued
+                    return;
+                }
+                int silentTicks = silent.silentTick();
+                if (silenceRules.abortDue(silentTicks)) {
+                    expire(rpc);
+                } else if (silent.takeProbe(silenceRules, silenceRules.needAckTicks(), !rpc.isAddressProven())) {
+                    control.needAck(rpc.peerAddress(), rpc.wireId());
+                }
+        }
+    }
+
+    private void expire(ServerRpc rpc) {
+        free(rpc);
+        metrics.serverExpired();
+    }
+}

@@ -1,0 +1,114 @@
+package io.homa4j.core.internal.timer;
+
+/**
+ * The silence of one RPC as its timer sees it: ticks without a word from the peer, ticks our own grant
+ * scheduler held the RPC's incoming message back; on a client, the RESENDs sent into the silence and the BUSY
+ * answers that stretch them; on a server, the probes (RESEND, NEED_ACK) sent to a silent client. Only the RPC's half of the engine changes it, through these methods; the
+ * verdicts come from {@link SilenceRules}. Engine thread only.
+ */
+public final class RpcSilence {
+    private int silentTicks;
+    private int heldTicks;
+    private int unansweredResends;
+    /** {@link #silentTicks} when the last RESEND went out (0: none since the peer was last heard). */
+    private int silenceAtLastResend;
+    /** BUSY answers in a row since the peer last moved the RPC on (data or grant); stretches RESENDs. */
+    private int busyStreak;
+    /** A server's RESENDs / NEED_ACKs sent since the client was last heard (see {@link SilenceRules#probeDue}). */
+    private int unansweredProbes;
+    /** {@link #silentTicks} when the last probe went or the client was last heard. */
+    private int silenceAtLastProbe;
+
+    /** The peer sent something for this RPC (or we are the ones holding it up): the silence ends. */
+    public void heard() {
+        silentTicks = 0;
+    }
+
+    /** The peer moved the RPC on (data, a grant): the silence ends and BUSY answers count from zero again. */
+    public void movedOn() {
+        silentTicks = 0;
+        busyStreak = 0;
+    }
+
+    /** The peer answered BUSY: alive, but still working on (or holding back) the RPC. */
+    public void busy() {
+        silentTicks = 0;
+        busyStreak++;
+    }
+
+    /**
+     * A tick while our own grant scheduler holds the RPC's incoming message back (every granted byte arrived):
+     * not the peer's silence.
+     *
+     * @return true when a BUSY keepalive is due, every {@link SilenceRules#keepAliveTicks()} such ticks, so the
+     *         sender's silence timer does not give the RPC up
+     */
+    public boolean heldTick(SilenceRules rules) {
+        silentTicks = 0;
+        return ++heldTicks % rules.keepAliveTicks() == 0;
+    }
+
+    /**
+     * A tick without a word from the peer; a new silence starts with no RESEND sent into it.
+     *
+     * @return the silent ticks so far
+     */
+    public int silentTick() {
+        heldTicks = 0;
+        if (silentTicks == 0) {
+            unansweredResends = 0;
+            silenceAtLastResend = 0;
+        }
+        return ++silentTicks;
+    }
+
+    /** A client RESEND went out into this silence. */
+    public void resendSent() {
+        silenceAtLastResend = silentTicks;
+        unansweredResends++;
+    }
+
+    /** Whether a client RESEND is due now (see {@link SilenceRules#resendDue(int, int, int)}). */
+    public boolean clientResendDue(SilenceRules rules) {
+        return rules.resendDue(silentTicks, silenceAtLastResend, busyStreak);
+    }
+
+    /** Whether a client gives the RPC up now (see {@link SilenceRules#clientAbortDue}). */
+    public boolean clientAbortDue(SilenceRules rules, boolean peerHeardRecently) {
+        return rules.clientAbortDue(silentTicks, unansweredResends, peerHeardRecently);
+    }
+
+    /**
+     * A packet of this RPC came from the client (it is alive), or a new wait for it begins: the probe budget is
+     * whole again and the next probe waits a full first interval from now. Call after the silence changed.
+     */
+    public void resetProbes() {
+        unansweredProbes = 0;
+        silenceAtLastProbe = silentTicks;
+    }
+
+    /**
+     * Whether a server's probe may go now under {@code rules} (capped unless the client proved its address); if
+     * so it is counted as sent.
+     */
+    public boolean takeProbe(SilenceRules rules, int firstAfterTicks, boolean capped) {
+        if (silentTicks < silenceAtLastProbe) {
+            resetProbes(); // the silence was ended (and restarted) since: a fresh budget
+            silenceAtLastProbe = 0;
+        }
+        if (!rules.probeDue(silentTicks, silenceAtLastProbe, unansweredProbes, firstAfterTicks, capped)) {
+            return false;
+        }
+        unansweredProbes++;
+        silenceAtLastProbe = silentTicks;
+        return true;
+    }
+
+    public int silentTicks() {
+        return silentTicks;
+    }
+
+    public int unansweredResends() {
+        return unansweredResends;
+    }
+}

@@ -1,0 +1,118 @@
+package io.homa4j.core.internal.timer;
+
+import io.homa4j.core.HomaConfig;
+
+/**
+ * The tick-count rules of Homa's timeouts: after {@code resendTicks} silent ticks a RESEND; after
+ * {@code abortTicks} the RPC is given up; a server asks for an ACK {@code needAckTicks} after the response went
+ * out. A server's probes of a silent client back off and stop after {@link #MAX_UNANSWERED_PROBES}. Immutable.
+ */
+public final class SilenceRules {
+    private final int resendTicks;
+    private final int abortTicks;
+    private final int needAckTicks;
+
+    public SilenceRules(HomaConfig config) {
+        this.resendTicks = config.resendTicks();
+        this.abortTicks = config.abortTicks();
+        this.needAckTicks = config.needAckTicks();
+    }
+
+    public boolean abortDue(int silentTicks) {
+        return silentTicks >= abortTicks;
+    }
+
+    /**
+     * The client's rule: a call silent for abortTicks is given up when its server has not been heard from at all
+     * for abortTicks (it is gone), or when the server, though alive, left {@link #maxUnansweredResends()}
+     * RESENDs of this call unanswered. A live server that is only slow (its answers queue behind thousands of
+     * others) or unlucky with losses keeps the call alive.
+     */
+    public boolean clientAbortDue(int silentTicks, int unansweredResends, boolean serverHeardRecently) {
+        return silentTicks >= abortTicks && (!serverHeardRecently || unansweredResends >= maxUnansweredResends());
+    }
+
+    /** RESENDs a live server may leave unanswered before a call is given up. */
+    public int maxUnansweredResends() {
+        return Math.max(1, abortTicks / resendTicks);
+    }
+
+    /**
+     * Whether a client RESEND is due for a call silent for {@code silentTicks} whose last RESEND went at
+     * {@code silenceAtLastResend}. After {@code busyStreak} BUSY answers in a row (the server is alive and still
+     * working on, or holding back, the call) the interval doubles each time, up to {@link #keepAliveTicks()}: a
+     * live server need not be asked every resendTicks, and with hundreds of held calls those questions and
+     * their answers were most of the packets on the wire.
+     */
+    public boolean resendDue(int silentTicks, int silenceAtLastResend, int busyStreak) {
+        long interval = Math.min((long) resendTicks << Math.min(busyStreak, 16), keepAliveTicks());
+        return silentTicks - silenceAtLastResend >= Math.max(resendTicks, interval);
+    }
+
+    /**
+     * Period of the BUSY keepalives a receiver sends for a message its grant scheduler holds back, and the longest
+     * RESEND interval: a tenth of abortTicks (at least resendTicks), so ten keepalives fit in one abort timeout.
+     */
+    public int keepAliveTicks() {
+        return Math.max(resendTicks, abortTicks / 10);
+    }
+
+    /** How long a peer may be unheard before it counts as gone. */
+    public long peerGoneNanos(long tickNanos) {
+        return abortTicks * tickNanos;
+    }
+
+    /**
+     * Probes (a server's RESEND for missing request bytes, its NEED_ACK for a sent response) that go unanswered
+     * before a server stops asking a client that has not proven its address. Anyone can send a first DATA packet
+     * with a forged source: each probe is reflected at that address, so they are what a forged packet buys. Two
+     * probes (52 + 52 bytes on the wire) plus one CUTOFFS (76) keep the reflection under 3x the 69 bytes of the
+     * smallest forged first packet; before the cap, such a packet drew 199 RESENDs (151x). A live client answers
+     * a probe, or asks itself when its own timer fires, and every packet from it restores the budget.
+     *
+     * <p>A client has proven its address (for one RPC) once it sent more than the unscheduled bytes: past those it
+     * only sends what our GRANTs allow, so it receives what we send. Its probes are not capped: a forger cannot
+     * get there without sending more than the probes it would draw.
+     */
+    public static final int MAX_UNANSWERED_PROBES = 2;
+
+    /**
+     * Whether a server probes its silent client now: the first probe after {@code firstAfterTicks} silent ticks,
+     * then after intervals that start at resendTicks and double (capped at {@link #keepAliveTicks()}); at most
+     * {@link #MAX_UNANSWERED_PROBES} without an answer when {@code capped}. {@code silenceAtLastProbe} is the
+     * silence count when the last probe went, or when the client was last heard without progress.
+     */
+    public boolean probeDue(int silentTicks, int silenceAtLastProbe, int unansweredProbes, int firstAfterTicks,
+                            boolean capped) {
+        if (capped && unansweredProbes >= MAX_UNANSWERED_PROBES) {
+            return false;
+        }
+        long interval = unansweredProbes == 0 ? firstAfterTicks
+                : Math.min((long) resendTicks << Math.min(unansweredProbes - 1, 16), keepAliveTicks());
+        return silentTicks - silenceAtLastProbe >= interval;
+    }
+
+    /**
+     * A server's RESEND rule for a client that has proven its address (see {@link #MAX_UNANSWERED_PROBES}): every
+     * resendTicks of silence, without back-off. Missing granted bytes are most often queued behind a congested
+     * port, and backing off there delayed a long message under an incast stream past its deadline.
+     */
+    public boolean resendDue(int silentTicks) {
+        return silentTicks >= resendTicks && (silentTicks - resendTicks) % resendTicks == 0;
+    }
+
+    /** Silent ticks before a server's first RESEND for missing request bytes. */
+    public int resendTicks() {
+        return resendTicks;
+    }
+
+    /** Silent ticks after the whole response went out before a server's first NEED_ACK. */
+    public int needAckTicks() {
+        return needAckTicks;
+    }
+
+    /** Most times a client restarts one call after RPC_UNKNOWN before giving up. */
+    public int maxRestarts() {
+        return Math.max(1, abortTicks / resendTicks);
+    }
+}

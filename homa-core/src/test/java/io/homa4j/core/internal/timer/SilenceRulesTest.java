@@ -1,0 +1,61 @@
+package io.homa4j.core.internal.timer;
+
+import io.homa4j.core.HomaConfig;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SilenceRulesTest {
+    private final SilenceRules rules = new SilenceRules(HomaConfig.builder().resendTicks(5).abortTicks(1_000).build());
+
+    @Test
+    void resendIntervalDoublesWithBusyAnswersUpToTheKeepalivePeriod() {
+        assertEquals(100, rules.keepAliveTicks());
+        assertFalse(rules.resendDue(4, 0, 0));
+        assertTrue(rules.resendDue(5, 0, 0));
+        assertFalse(rules.resendDue(9, 0, 1));
+        assertTrue(rules.resendDue(10, 0, 1));
+        assertFalse(rules.resendDue(39, 0, 3));
+        assertTrue(rules.resendDue(40, 0, 3));
+        assertFalse(rules.resendDue(99, 0, 30), "capped at keepAliveTicks, not 5 << 30");
+        assertTrue(rules.resendDue(100, 0, 30));
+        assertTrue(rules.resendDue(25, 20, 0), "counted from the last RESEND");
+    }
+
+    @Test
+    void aCallIsGivenUpOnlyWhenItsServerIsGoneOrIgnoresItsResends() {
+        assertFalse(rules.clientAbortDue(999, 0, false), "not silent long enough");
+        assertTrue(rules.clientAbortDue(1_000, 0, false), "server unheard for abortTicks");
+        assertFalse(rules.clientAbortDue(5_000, 199, true), "live server, RESENDs still being answered elsewhere");
+        assertEquals(200, rules.maxUnansweredResends());
+        assertTrue(rules.clientAbortDue(1_000, 200, true), "live server left 200 RESENDs of this call unanswered");
+    }
+
+    @Test
+    void aServerProbesASilentClientTwiceWithBackOffThenWaits() {
+        SilenceRules rules = new SilenceRules(HomaConfig.builder().needAckTicks(2).resendTicks(5).abortTicks(1_000)
+                .build());
+        assertEquals(java.util.List.of(5, 10), probeTicks(rules, 5), "RESENDs: after 5 silent ticks, then +5");
+        assertEquals(java.util.List.of(2, 7), probeTicks(rules, 2), "NEED_ACKs: after 2 silent ticks, then +5");
+        assertTrue(rules.probeDue(40, 35, 1, 5, true), "counted from the last probe, or from when the client was heard");
+        assertFalse(rules.probeDue(39, 35, 1, 5, true));
+        assertFalse(rules.probeDue(500, 35, 2, 5, true), "two unanswered: no more");
+        assertTrue(rules.probeDue(500, 35, 2, 5, false), "unless the client proved its address");
+        assertTrue(rules.resendDue(10) && !rules.resendDue(11), "that client's RESENDs go every resendTicks");
+    }
+
+    /** The ticks at which probes go to a client that never answers, over one abort timeout. */
+    private static java.util.List<Integer> probeTicks(SilenceRules rules, int firstAfter) {
+        java.util.List<Integer> due = new java.util.ArrayList<>();
+        int last = 0;
+        for (int tick = 1; tick < 1_000; tick++) {
+            if (rules.probeDue(tick, last, due.size(), firstAfter, true)) {
+                due.add(tick);
+                last = tick;
+            }
+        }
+        return due;
+    }
+}

@@ -1,0 +1,263 @@
+package io.homa4j.transport.internal;
+
+import io.homa4j.core.PacketSink;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.DatagramPacket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+
+/**
+ * The engine's {@link PacketSink} on UDP sockets: picks the socket of the packet's priority level (so the
+ * packet leaves with that level's TOS byte), and turns runs of equal-size packets to one peer at one level into
+ * a single UDP GSO send.
+ *
+ * <p>Batching: {@link #send} only queues; {@link #flush} (called by the engine at the end of each engine method)
+ * writes, and flushes the sockets unless {@link #deferSocketFlush} left that to the end of the event-loop turn. A run is consecutive packets with the
+ * same peer, level and length (the last may be shorter, as GSO allows), capped at {@link #MAX_GSO_SEGMENTS}
+ * segments and {@link #MAX_GSO_BYTES} bytes. Plain writes of one flush reach the kernel as one sendmmsg.
+ *
+ * <p>GSO fallback: when the kernel refuses a GSO send (EIO when the device cannot checksum, EINVAL/ENOTSUP
+ * elsewhere), its packets are re-sent one by one and GSO stays off for this sink from then on, logged once.
+ *
+ * <p>Fault injection, when configured, sits in each socket's pipeline ({@code io.homa4j.faults}), not here.
+ *
+ * <p>Threading: event loop only. Ownership: every packet given to {@link #send} is released exactly once.
+ */
+public final class DatagramSink implements PacketSink {
+    private static final Logger LOG = LoggerFactory.getLogger(DatagramSink.class);
+
+    /** Linux's UDP_MAX_SEGMENTS. */
+    public static final int MAX_GSO_SEGMENTS = 64;
+    /** Largest UDP payload of one IPv4 datagram, hence of one GSO send. */
+    public static final int MAX_GSO_BYTES = 65_535 - 20 - 8;
+
+    private final Channel[] channelByLevel;
+    private final boolean[] dirty;
+    private final TransportCounters counters;
+    private final ByteBufAllocator allocator;
+    private final GsoPacketFactory gsoFactory;
+    private boolean gsoEnabled;
+    private boolean deferSocketFlush;
+    private boolean closed;
+
+    private final ByteBuf[] run = new ByteBuf[MAX_GSO_SEGMENTS];
+    private int runCount;
+    private int runBytes;
+    private int runSegmentSize;
+    private boolean runEnded; // the run's last packet was shorter than the segment size
+    private InetSocketAddress runPeer;
+    private int runLevel;
+
+    /** Makes the GSO message for a run; the epoll transport's {@code SegmentedDatagramPacket}. */
+    @FunctionalInterface
+    public interface GsoPacketFactory {
+        DatagramPacket create(ByteBuf segments, int segmentSize, InetSocketAddress recipient);
+    }
+
+    /**
+     * @param channelByLevel the socket of each priority level (entries may repeat when sockets are shared)
+     * @param gsoFactory     builds GSO messages, or null when this transport has no GSO
+     */
+    public DatagramSink(Channel[] channelByLevel, TransportCounters counters,
+                        GsoPacketFactory gsoFactory) {
+        if (channelByLevel.length == 0) {
+            throw new IllegalArgumentException("no channels");
+        }
+        this.channelByLevel = channelByLevel.clone();
+        this.dirty = new boolean[channelByLevel.length];
+        this.counters = counters;
+        this.allocator = channelByLevel[0].alloc();
+        this.gsoFactory = gsoFactory;
+        this.gsoEnabled = gsoFactory != null;
+    }
+
+    /** True while runs go out as GSO sends. */
+    public boolean gsoEnabled() {
+        return gsoEnabled;
+    }
+
+    private int level(int priorityLevel) {
+        return Math.max(0, Math.min(channelByLevel.length - 1, priorityLevel));
+    }
+
+    @Override
+    public void send(InetSocketAddress peer, int priorityLevel, ByteBuf packet) {
+        if (closed) {
+            packet.release();
+            return;
+        }
+        int level = level(priorityLevel);
+        int length = packet.readableBytes();
+        if (!gsoEnabled) {
+            write(level, peer, packet);
+            return;
+        }
+        if (runCount > 0 && extendsRun(peer, level, length)) {
+            run[runCount++] = packet;
+            runBytes += length;
+            runEnded = length < runSegmentSize;
+            return;
+        }
+        emitRun();
+        run[0] = packet;
+        runCount = 1;
+        runBytes = length;
+        runSegmentSize = length;
+        runEnded = false;
+        runPeer = peer;
+        runLevel = level;
+    }
+
+    private boolean extendsRun(InetSocketAddress peer, int level, int length) {
+        return !runEnded && level == runLevel && length <= runSegmentSize && length > 0
+                && runCount < MAX_GSO_SEGMENTS && runBytes + length <= MAX_GSO_BYTES
+                && peer.equals(runPeer);
+    }
+
+    /**
+     * While set, {@link #flush()} only closes the pending GSO run and leaves the sockets' flush to
+     * {@link #flushNow()}, which the engine driver calls at the end of the event-loop turn: every packet the
+     * engine sends while handling one recvmmsg batch (a grant per data packet, say) then reaches the kernel in one
+     * sendmmsg per socket instead of one send per packet.
+     */
+    public void deferSocketFlush(boolean defer) {
+        this.deferSocketFlush = defer;
+    }
+
+    @Override
+    public void flush() {
+        if (deferSocketFlush) {
+            emitRun();
+            return;
+        }
+        flushNow();
+    }
+
+    /** Writes the pending run and flushes every socket written to since the last flush. */
+    public void flushNow() {
+        emitRun();
+        for (int level = 0; level < channelByLevel.length; level++) {
+            if (dirty[level]) {
+                dirty[level] = false;
+                channelByLevel[level].flush();
+            }
+        }
+    }
+
+    /** Drops everything queued and refuses later packets; releases every buffer it holds. */
+    public void close() {
+        closed = true;
+        for (int i = 0; i < runCount; i++) {
+            run[i].release();
+            run[i] = null;
+        }
+        runCount = 0;
+    }
+
+    private void emitRun() {
+        int count = runCount;
+        if (count == 0) {
+            return;
+        }
+        runCount = 0;
+        if (count == 1 || !gsoEnabled) {
+            for (int i = 0; i < count; i++) {
+                write(runLevel, runPeer, run[i]);
+                run[i] = null;
+            }
+            return;
+        }
+        CompositeByteBuf segments = allocator.compositeDirectBuffer(count);
+        for (int i = 0; i < count; i++) {
+            segments.addComponent(true, run[i]);
+            run[i] = null;
+        }
+        writeGso(runLevel, runPeer, segments, runSegmentSize, count);
+    }
+
+    private void write(int level, InetSocketAddress peer, ByteBuf packet) {
+        counters.datagramsSent++;
+        counters.bytesSent += packet.readableBytes();
+        Channel channel = channelByLevel[level];
+        dirty[level] = true;
+        channel.write(new DatagramPacket(packet, peer), channel.voidPromise());
+    }
+
+    private void writeGso(int level, InetSocketAddress peer, CompositeByteBuf segments, int segmentSize, int count) {
+        Channel channel = channelByLevel[level];
+        DatagramPacket message;
+        try {
+            message = gsoFactory.create(segments.retain(), segmentSize, peer);
+        } catch (RuntimeException unsupported) {
+            segments.release();
+            disableGso(unsupported);
+            resendPlain(level, peer, segments, segmentSize);
+            return;
+        }
+        counters.gsoSends++;
+        counters.gsoSegments += count;
+        counters.datagramsSent += count;
+        counters.bytesSent += segments.readableBytes();
+        dirty[level] = true;
+        ChannelFuture future = channel.write(message);
+        future.addListener(new GsoOutcome(level, peer, segments, segmentSize, count));
+    }
+
+    /** Keeps the segments alive until the GSO send's outcome is known, to re-send them plainly if it failed. */
+    private final class GsoOutcome implements ChannelFutureListener {
+        private final int level;
+        private final InetSocketAddress peer;
+        private final CompositeByteBuf segments;
+        private final int segmentSize;
+        private final int count;
+
+        GsoOutcome(int level, InetSocketAddress peer, CompositeByteBuf segments, int segmentSize, int count) {
+            this.level = level;
+            this.peer = peer;
+            this.segments = segments;
+            this.segmentSize = segmentSize;
+            this.count = count;
+        }
+
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            if (future.isSuccess() || closed || !future.channel().isOpen()) {
+                segments.release();
+                return;
+            }
+            counters.gsoFallbacks++;
+            counters.datagramsSent -= count;
+            counters.bytesSent -= segments.readableBytes();
+            disableGso(future.cause());
+            resendPlain(level, peer, segments, segmentSize);
+            channelByLevel[level].flush();
+            dirty[level] = false;
+        }
+    }
+
+    /** Sends each segment of {@code segments} as its own datagram, then releases {@code segments}. */
+    private void resendPlain(int level, InetSocketAddress peer, CompositeByteBuf segments, int segmentSize) {
+        try {
+            for (int offset = segments.readerIndex(); offset < segments.writerIndex(); offset += segmentSize) {
+                int length = Math.min(segmentSize, segments.writerIndex() - offset);
+                write(level, peer, segments.retainedSlice(offset, length));
+            }
+        } finally {
+            segments.release();
+        }
+    }
+
+    private void disableGso(Throwable cause) {
+        if (gsoEnabled) {
+            gsoEnabled = false;
+            LOG.warn("UDP GSO send refused ({}); sending datagrams one by one from now on", String.valueOf(cause));
+        }
+    }
+}

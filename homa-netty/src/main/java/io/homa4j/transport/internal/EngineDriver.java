@@ -1,0 +1,197 @@
+package io.homa4j.transport.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SingleThreadEventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs one engine on one event loop, as a duty cycle: the first engine interaction of a loop turn reads the
+ * clock, every later one in the same turn reuses that reading, and at the end of the turn the sink is flushed
+ * and the next wake-up is scheduled at {@link ProtocolEngine#nextWakeNanos()}, where {@link ProtocolEngine#poll}
+ * runs timers and the pacer.
+ *
+ * <p>"End of turn" is Netty's {@code executeAfterEventLoopIteration} on a real event loop, or a plain task on
+ * other executors (the embedded loop of socket-free tests).
+ *
+ * <p>Threading: event loop only.
+ */
+public final class EngineDriver {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineDriver.class);
+
+    private final EventLoop loop;
+    private final LongSupplier clock;
+    private final Runnable endOfTurn = this::endOfTurn;
+    private final Runnable wake = this::wake;
+
+    private ProtocolEngine engine;
+    private DatagramSink sink;
+    private boolean closed;
+
+    private boolean turnOpen;
+    private long turnNanos;
+
+    private ScheduledFuture<?> wakeTask;
+    private long wakeAtNanos = Long.MAX_VALUE;
+    private boolean immediateWakeQueued;
+
+    private final TransportCounters counters;
+
+    /** @param clock monotonic nanoseconds, the clock every engine timestamp and deadline uses */
+    public EngineDriver(EventLoop loop, LongSupplier clock) {
+        this(loop, clock, new TransportCounters());
+    }
+
+    /** @param counters where wake-ups are counted */
+    public EngineDriver(EventLoop loop, LongSupplier clock, TransportCounters counters) {
+        this.loop = loop;
+        this.clock = clock;
+        this.counters = counters;
+    }
+
+    /** Connects the engine and its sink; before this, arriving packets are dropped. */
+    public void attach(ProtocolEngine engine, DatagramSink sink) {
+        this.engine = engine;
+        this.sink = sink;
+        sink.deferSocketFlush(true); // every engine call opens a turn, and its end flushes the sockets
+    }
+
+    public EventLoop loop() {
+        return loop;
+    }
+
+    /** The engine, or null before {@link #attach}. */
+    public ProtocolEngine engine() {
+        return engine;
+    }
+
+    /** True once {@link #close} ran. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** The time of this loop turn; the first call in a turn reads the clock and arranges the end-of-turn work. */
+    public long now() {
+        if (!turnOpen) {
+            turnOpen = true;
+            turnNanos = clock.getAsLong();
+            try {
+                if (loop instanceof SingleThreadEventLoop singleThread) {
+                    singleThread.executeAfterEventLoopIteration(endOfTurn);
+                } else {
+                    loop.execute(endOfTurn);
+                }
+            } catch (RejectedExecutionException loopGone) {
+                turnOpen = false; // shutting down from outside the loop: no turn to end, no more wake-ups
+            }
+        }
+        return turnNanos;
+    }
+
+    /** Feeds one received datagram payload to the engine; takes ownership of {@code packet}. */
+    public void onPacket(InetSocketAddress from, ByteBuf packet) {
+        if (engine == null || closed) {
+            packet.release();
+            return;
+        }
+        try {
+            engine.onPacket(from, packet, now());
+        } catch (RuntimeException bug) {
+            // The engine promises not to throw on packet contents; keep serving if it does anyway.
+            LOG.error("engine threw from onPacket (packet from {})", from, bug);
+        }
+    }
+
+    /**
+     * Feeds a burst of received packets to the engine (one grant decision and transmit pass for all of them);
+     * takes ownership of {@code packets[0..count)} and clears those slots.
+     */
+    public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count) {
+        if (engine == null || closed) {
+            for (int i = 0; i < count; i++) {
+                packets[i].release();
+                packets[i] = null;
+            }
+            return;
+        }
+        try {
+            engine.onPackets(senders, packets, count, now());
+        } catch (RuntimeException bug) {
+            LOG.error("engine threw from onPackets", bug);
+            for (int i = 0; i < count; i++) {
+                if (packets[i] != null) { // not reached by the engine: still ours
+                    packets[i].release();
+                    packets[i] = null;
+                }
+            }
+        }
+    }
+
+    /** Stops driving: no more polls; later packets are released unread. */
+    public void close() {
+        closed = true;
+        if (wakeTask != null) {
+            wakeTask.cancel(false);
+            wakeTask = null;
+        }
+    }
+
+    private void endOfTurn() {
+        turnOpen = false;
+        if (closed || engine == null) {
+            return;
+        }
+        try {
+            if (engine.nextWakeNanos() <= turnNanos) {
+                // Due now (the pacer has room, a timer expired): poll in this turn rather than the next, so a
+                // loop slowed down by heavy reads still gets one pacer round per turn.
+                counters.engineWakes++;
+                engine.poll(turnNanos);
+            }
+            sink.flushNow();
+            scheduleWake(engine.nextWakeNanos(), turnNanos);
+        } catch (RuntimeException bug) {
+            LOG.error("engine or sink threw at the end of an event-loop turn", bug);
+        }
+    }
+
+    private void scheduleWake(long at, long now) {
+        if (at == Long.MAX_VALUE || at >= wakeAtNanos) {
+            return; // nothing to do, or an earlier wake is already armed and will re-arm after polling
+        }
+        if (at <= now) {
+            if (!immediateWakeQueued) {
+                immediateWakeQueued = true;
+                loop.execute(wake);
+            }
+            return;
+        }
+        if (wakeTask != null) {
+            wakeTask.cancel(false);
+        }
+        wakeAtNanos = at;
+        wakeTask = loop.schedule(wake, at - now, TimeUnit.NANOSECONDS);
+    }
+
+    private void wake() {
+        immediateWakeQueued = false;
+        wakeTask = null;
+        wakeAtNanos = Long.MAX_VALUE;
+        if (closed || engine == null) {
+            return;
+        }
+        counters.engineWakes++;
+        try {
+            engine.poll(now());
+        } catch (RuntimeException bug) {
+            LOG.error("engine threw from poll", bug);
+        }
+    }
+}
