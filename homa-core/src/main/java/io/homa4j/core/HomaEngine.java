@@ -165,7 +165,10 @@ public final class HomaEngine {
             throw new RpcRejectedException(ErrorCode.CANCELLED, "engine closed");
         }
         long id = clients.call(server, request, deadlineNanos);
-        transmit(nowNanos);
+        // Only the transmitter: a message found unreadable on the way (this request, shrunk by its owner) fails
+        // its RPC at the next poll, which nextWakeNanos makes due at once. Failing it here would make the listener
+        // upcall for an RPC whose id the caller has not got yet (it registers the id when call() returns).
+        transmitter.transmit(nowNanos);
         transmitter.flush();
         return id;
     }
@@ -453,6 +456,9 @@ public final class HomaEngine {
     public long nextWakeNanos() {
         if (closed) {
             return Long.MAX_VALUE;
+        }
+        if (transmitter.hasUnreadable()) {
+            return clock.now(); // RPCs to fail (see call)
         }
         return Math.min(tickClock.nextTickNanos(), Math.min(clients.nextDeadlineNanos(),
                 transmitter.nextWakeNanos()));

@@ -2,6 +2,8 @@ package io.homa4j.core;
 
 import io.homa4j.core.metrics.DropReason;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +79,25 @@ class ContainmentTest {
         assertEquals(0, server.engine.serverRpcCount(), "the server dropped the half-received request when the"
                 + " client gave it up");
         assertEquals(2, server.requestsHandled);
+        assertNoInternalErrors();
+    }
+
+    @Test
+    void aRequestUnreadableFromItsFirstPacketFailsAfterCallReturnedNotInsideIt() {
+        // Found by EndpointFuzzTest: a request shrunk while the endpoint hands it to the loop is unreadable at
+        // call()'s own first transmit. Failing it there made the listener upcall before call() returned its id,
+        // so the endpoint, which registers the id on return, never heard of the failure: the call hung forever.
+        ByteBuf part = TestNet.payload(300_000, 13);
+        CompositeByteBuf request = Unpooled.compositeBuffer().addComponent(true, part);
+        part.capacity(10); // the composite still claims 300,000 bytes; reading them fails
+        long id = client.call(server, request);
+        assertFalse(client.done(id), "no upcall for an RPC before call() has returned its id");
+        net.runUntil(() -> client.done(id), 500 * MS);
+        assertEquals(ErrorCode.INVALID_ARGUMENT, client.failures.get(id).code(), () -> "" + client.failures);
+        assertEquals(0, client.engine.clientRpcCount());
+        long good = client.call(server, 100_000, 14);
+        net.runUntil(() -> client.done(good), 500 * MS);
+        assertTrue(client.responses.containsKey(good), () -> "" + client.failures.get(good));
         assertNoInternalErrors();
     }
 

@@ -6,6 +6,7 @@ import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 
 import java.net.InetSocketAddress;
@@ -14,12 +15,22 @@ import java.net.InetSocketAddress;
 public final class HomaEngineAdapter implements ProtocolEngine {
 
     /** Builds a {@link HomaEngine} that allocates its packets from the pooled direct allocator. */
-    public static final Factory FACTORY = HomaEngineAdapter::new;
+    public static final Factory FACTORY = factory(PooledByteBufAllocator.DEFAULT);
 
     private final HomaEngine engine;
 
-    private HomaEngineAdapter(HomaConfig config, PacketSink sink, RpcListener listener, long nowNanos) {
-        this.engine = new HomaEngine(config, sink, listener, PooledByteBufAllocator.DEFAULT, nowNanos);
+    private HomaEngineAdapter(HomaConfig config, PacketSink sink, RpcListener listener, ByteBufAllocator allocator,
+                              long nowNanos) {
+        this.engine = new HomaEngine(config, sink, listener, allocator, nowNanos);
+    }
+
+    /**
+     * Builds {@link HomaEngine}s that allocate packets and message buffers from {@code allocator} (tests count
+     * what the engine holds, or make allocations fail, through their own).
+     */
+    public static Factory factory(ByteBufAllocator allocator) {
+        return (config, sink, listener, nowNanos) -> new HomaEngineAdapter(config, sink, listener, allocator,
+                nowNanos);
     }
 
     /** The wrapped engine. */

@@ -280,6 +280,11 @@ public final class Transmitter {
         return unreadable.poll();
     }
 
+    /** True when a message found unreadable waits for {@link #pollUnreadable}. */
+    public boolean hasUnreadable() {
+        return !unreadable.isEmpty();
+    }
+
     /** Sends a control packet at the top level, now. */
     public void sendControl(InetSocketAddress peer, PacketType type, ByteBuf packet, long nowNanos) {
         emit(peer, controlPriority, type, packet, nowNanos);

@@ -1,0 +1,644 @@
+package io.homa4j;
+
+import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.homa4j.core.HomaConfig;
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.metrics.MetricsSnapshot;
+import io.homa4j.core.wire.PacketEncoder;
+import io.homa4j.transport.internal.HomaEngineAdapter;
+import io.homa4j.transport.internal.UdpTransport;
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.junit.jupiter.api.AfterAll;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Coverage-guided fuzz target (Jazzer) for the public endpoint API, where issue 16's bugs were: two real
+ * {@link HomaEndpoint}s over loopback UDP (an endpoint binds real sockets, which an embedded channel cannot host;
+ * {@code TransportFuzzTest} covers the Netty handlers on one), driven by a session of up to 40 steps, every choice
+ * taken from the fuzzer's input:
+ * <ul>
+ *   <li>calls ({@code call} with a buffer or an array, {@code callForResponse} with headers; default, no, short or
+ *       past deadlines) whose request buffer is good, already released, released or shrunk or written to while
+ *       the endpoint sends it, handed to two calls at once, a slice of a buffer released behind it, or oversized;</li>
+ *   <li>the handler's behaviour, chosen by the request's first byte: echo, echo with headers, reply and then release
+ *       or shrink the reply, reply with a released buffer, never reply, reply twice, throw an exception or an
+ *       {@code Error}, fail with a status (0 is invalid), reply later from another thread, block, reply oversized,
+ *       call its own endpoint and reply with that call's outcome, reply only once cancelled; on the event loop or
+ *       on an executor;</li>
+ *   <li>cancellations, graceful shutdowns and closes of either endpoint at any point;</li>
+ *   <li>hostile datagrams from a third socket to either endpoint: random bytes, and packets of every type built
+ *       with the engine's own encoder (requests claiming huge lengths, ghost GRANTs, RESENDs, ACKs...);</li>
+ *   <li>allocation failures: the engines' allocator throws {@link OutOfMemoryError} above a size, as Netty does at
+ *       its direct-memory limit.</li>
+ * </ul>
+ * Asserted at the end of each session: every call ended, with a response (byte-exact for an echo of a good
+ * buffer) or a {@link HomaException} (or a cancellation we asked for), within a bound: none hangs; no
+ * INTERNAL_ERROR drop; an endpoint that the session did not close still answers a plain call; and, once both are
+ * closed and every handler returned, every byte the engines and the session allocated was released.
+ *
+ * <p>Real threads and sockets make a session's outcome depend on timing, so an input is not a deterministic
+ * replay; the checked-in inputs (replayed by every {@code mvn verify}) are the sessions that found bugs.
+ */
+class EndpointFuzzTest {
+    /** The application's message limit of both endpoints; requests and replies go a little beyond it. */
+    private static final int MAX_MESSAGE = 100_000;
+    private static final int MAX_STEPS = 40;
+    /** How long every call of a session may take to end once the session stopped making them: beyond is a hang. */
+    private static final long END_BOUND_SECONDS = 20;
+    private static final HomaConfig CONFIG = HomaConfig.builder().maxMessageBytes(MAX_MESSAGE)
+            .handlerTimeoutTicks(150).abortTicks(300).maxBufferedBytesTotal(4 << 20).build();
+
+    private static final EventLoopGroup LOOPS = new MultiThreadIoEventLoopGroup(2,
+            new DefaultThreadFactory("fuzz-loop", true),
+            UdpTransport.ioHandlerFactory(UdpTransport.automatic(), false));
+    private static final ExecutorService HANDLERS = Executors.newCachedThreadPool(
+            new DefaultThreadFactory("fuzz-handler", true));
+    private static final ScheduledExecutorService LATER = Executors.newSingleThreadScheduledExecutor(
+            new DefaultThreadFactory("fuzz-later", true));
+
+    @AfterAll
+    static void stopThreads() {
+        LOOPS.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        HANDLERS.shutdownNow();
+        LATER.shutdownNow();
+    }
+
+    @FuzzTest(maxDuration = "5s")
+    void endpointSession(FuzzedDataProvider data) throws Exception {
+        try (Session session = new Session(data)) {
+            session.run();
+        }
+    }
+
+    /** What the handler does with a request, by the request's first byte. */
+    private enum HandlerMode {
+        ECHO, ECHO_WITH_HEADERS, REPLY_THEN_RELEASE, REPLY_THEN_SHRINK, REPLY_RELEASED, NEVER_REPLY, REPLY_TWICE,
+        THROW, THROW_ERROR, FAIL_WITH_STATUS, REPLY_LATER, BLOCK_THEN_ECHO, REPLY_OVERSIZED, CALL_ITSELF,
+        REPLY_WHEN_CANCELLED;
+
+        static final HandlerMode[] ALL = values();
+    }
+
+    /** How the session misuses a request buffer. */
+    private enum RequestMisuse {
+        NONE, RELEASED_BEFORE, RELEASED_AFTER, SHRUNK_AFTER, WRITTEN_AFTER, TWO_CALLS, SLICE_OF_RELEASED
+    }
+
+    /** One call the session made, and what it may end with. */
+    private record Call(CompletableFuture<?> future, byte[] expectedEcho, boolean cancelledByUs, String what) {
+        Call cancelled() {
+            return new Call(future, expectedEcho, true, what);
+        }
+    }
+
+    /**
+     * Allocates from an unpooled allocator whose counters show what is held, and throws {@link OutOfMemoryError}
+     * for buffers larger than {@link #failAbove} (set by the session; read on the event loops).
+     */
+    private static final class FlakyAllocator extends AbstractByteBufAllocator {
+        final UnpooledByteBufAllocator inner = new UnpooledByteBufAllocator(true, true);
+        volatile int failAbove = Integer.MAX_VALUE;
+        final AtomicInteger failures = new AtomicInteger();
+
+        FlakyAllocator() {
+            super(true);
+        }
+
+        private void check(int initialCapacity) {
+            if (initialCapacity > failAbove) {
+                failures.incrementAndGet();
+                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes of direct buffer memory");
+            }
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            check(initialCapacity);
+            return inner.heapBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            check(initialCapacity);
+            return inner.directBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
+        }
+
+        long used() {
+            return inner.metric().usedDirectMemory() + inner.metric().usedHeapMemory();
+        }
+    }
+
+    private static final class Session implements AutoCloseable {
+        private final FuzzedDataProvider data;
+        private final FlakyAllocator engineAlloc = new FlakyAllocator();
+        /** The session's and its handlers' own buffers. */
+        private final UnpooledByteBufAllocator alloc = new UnpooledByteBufAllocator(false, true);
+        private final HomaEndpoint server;
+        private final HomaEndpoint client;
+        private final DatagramChannel forger;
+        private final PacketEncoder encoder = new PacketEncoder(UnpooledByteBufAllocator.DEFAULT);
+        private final List<Call> calls = new ArrayList<>();
+        /** Calls whose response {@link #checkOutcome} took (and released). */
+        private final Set<CompletableFuture<?>> taken = Collections.newSetFromMap(new IdentityHashMap<>());
+        /** Handlers still running or holding a request for a later reply: they hold engine buffers. */
+        private final AtomicInteger handlersBusy = new AtomicInteger();
+        private final List<Throwable> handlerSurprises = new ArrayList<>();
+        /** What the session did, for the message of a failed check. */
+        private final List<String> steps = new ArrayList<>();
+
+        Session(FuzzedDataProvider data) throws IOException {
+            this.data = data;
+            HomaEndpointBuilder builder = HomaEndpoint.builder().config(CONFIG).eventLoopGroup(LOOPS)
+                    .engineFactory(HomaEngineAdapter.factory(engineAlloc))
+                    .defaultCallTimeout(Duration.ofMillis(200)).metricsInterval(Duration.ofMillis(10));
+            server = builder.build();
+            HomaEndpoint c;
+            try {
+                c = builder.build();
+            } catch (RuntimeException e) {
+                server.close();
+                throw e;
+            }
+            client = c;
+            forger = DatagramChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            if (data.consumeBoolean()) {
+                server.serve(this::handle);
+            } else {
+                server.serve(this::handle, HANDLERS);
+            }
+        }
+
+        void run() throws Exception {
+            for (int step = 0; step < MAX_STEPS && data.remainingBytes() > 0; step++) {
+                switch (data.consumeInt(0, 8)) {
+                    case 0, 1 -> call();
+                    case 2 -> cancelOne();
+                    case 3 -> forge();
+                    case 4 -> {
+                        engineAlloc.failAbove = data.consumeBoolean() ? Integer.MAX_VALUE : data.consumeInt(0, 300_000);
+                        steps.add("allocations fail above " + engineAlloc.failAbove);
+                    }
+                    case 5 -> Thread.sleep(data.consumeInt(0, 20)); // lets the loops run into what was set up
+                    case 6 -> endOne();
+                    case 7 -> awaitOne();
+                    default -> callFromAnotherThread();
+                }
+            }
+            engineAlloc.failAbove = Integer.MAX_VALUE;
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(END_BOUND_SECONDS);
+            for (Call call : calls) {
+                checkOutcome(call, end);
+            }
+            checkStillServing();
+            for (HomaEndpoint e : new HomaEndpoint[] {client, server}) {
+                if (!e.isClosed()) {
+                    assertEquals(0, e.metricsNow().get(10, TimeUnit.SECONDS).drops(DropReason.INTERNAL_ERROR),
+                            "no processing bug");
+                }
+            }
+            closeAll();
+            for (HomaEndpoint e : new HomaEndpoint[] {client, server}) {
+                MetricsSnapshot m = e.metrics();
+                assertEquals(0, m.drops(DropReason.INTERNAL_ERROR), "no processing bug");
+                assertEquals(0, m.clientRpcs() + m.serverRpcs(), "close frees every RPC");
+            }
+            long handlersEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (handlersBusy.get() > 0 && System.nanoTime() < handlersEnd) {
+                Thread.sleep(1); // handlers sleep or reply later on purpose; no event says when the last one is done
+            }
+            assertEquals(0, handlersBusy.get(), "every handler returned");
+            synchronized (handlerSurprises) {
+                assertTrue(handlerSurprises.isEmpty(), () -> "the API threw unexpectedly: " + handlerSurprises);
+            }
+            assertEquals(0, engineAlloc.used(), "the engines released every buffer they allocated");
+            assertEquals(0, alloc.metric().usedHeapMemory(), "every request and reply buffer was released");
+        }
+
+        // ---- steps ----
+
+        private ByteBuf requestBuffer(int length, HandlerMode mode, int parameter) {
+            ByteBuf b = alloc.heapBuffer(length);
+            if (length > 0) {
+                b.writeByte(mode.ordinal());
+            }
+            if (length > 1) {
+                b.writeByte(parameter);
+            }
+            b.writeBytes(data.consumeBytes(Math.min(length - b.writerIndex(), 32)));
+            b.writerIndex(length); // the rest is zeros
+            return b;
+        }
+
+        private CallOptions options() {
+            return switch (data.consumeInt(0, 4)) {
+                case 0 -> CallOptions.DEFAULT;
+                case 1 -> CallOptions.NO_DEADLINE;
+                case 2 -> CallOptions.timeout(Duration.ofMillis(data.consumeInt(1, 300)));
+                case 3 -> CallOptions.deadlineNanos(System.nanoTime() - data.consumeInt(0, 1_000_000));
+                default -> CallOptions.timeout(Duration.ofMillis(data.consumeInt(1, 300)))
+                        .withMetadata(Metadata.of("k", data.consumeString(40)));
+            };
+        }
+
+        private InetSocketAddress target() {
+            return data.consumeInt(0, 7) == 0 ? client.localAddress() : server.localAddress(); // client: no handler
+        }
+
+        private void call() {
+            HandlerMode mode = HandlerMode.ALL[data.consumeInt(0, HandlerMode.ALL.length - 1)];
+            int parameter = data.consumeInt(0, 255);
+            int length = data.consumeBoolean() ? data.consumeInt(0, 3_000) : data.consumeInt(0, MAX_MESSAGE + 2_000);
+            RequestMisuse misuse = data.consumeBoolean() ? RequestMisuse.NONE
+                    : RequestMisuse.values()[data.consumeInt(0, RequestMisuse.values().length - 1)];
+            InetSocketAddress to = target();
+            CallOptions options = options();
+            int api = data.consumeInt(0, 2);
+            ByteBuf request = requestBuffer(length, mode, parameter);
+            String describe = "call #" + calls.size() + " api " + api + " " + length + " B to "
+                    + (to == server.localAddress() ? "server" : "client") + ", handler " + mode + "(" + parameter
+                    + "), misuse " + misuse + ", " + options + ", allocations fail above " + engineAlloc.failAbove;
+            byte[] expected = misuse == RequestMisuse.NONE && mode == HandlerMode.ECHO && to == server.localAddress()
+                    ? ByteBufUtil.getBytes(request) : null;
+            if (api == 2) { // the array form: no buffer to misuse
+                byte[] bytes = ByteBufUtil.getBytes(request);
+                request.release();
+                record(() -> client.call(to, bytes, options), expected, describe);
+                return;
+            }
+            ByteBuf sent = request;
+            switch (misuse) {
+                case RELEASED_BEFORE -> request.release();
+                case SLICE_OF_RELEASED -> {
+                    sent = request.retainedSlice(0, length / 2);
+                    request.release();
+                }
+                default -> { }
+            }
+            ByteBuf finalSent = sent;
+            CompletableFuture<?> f = record(() -> api == 0 ? client.call(to, finalSent, options)
+                    : client.callForResponse(to, finalSent, options), expected, describe);
+            if (misuse == RequestMisuse.RELEASED_BEFORE) {
+                if (f != null) {
+                    fail("a released request buffer was accepted");
+                }
+                return;
+            }
+            switch (misuse) {
+                case RELEASED_AFTER -> ReferenceCountUtil.safeRelease(request);
+                case SHRUNK_AFTER -> {
+                    try {
+                        request.capacity(Math.min(request.capacity(), data.consumeInt(0, 64)));
+                    } catch (RuntimeException releasedMeanwhile) {
+                        // the endpoint may have sent and released it already: the misuse then finds nothing
+                    }
+                }
+                case WRITTEN_AFTER -> {
+                    try {
+                        request.setBytes(0, data.consumeBytes(Math.min(length, 16)));
+                    } catch (RuntimeException releasedMeanwhile) {
+                        // as above
+                    }
+                }
+                case TWO_CALLS -> record(() -> client.call(to, request, options), null, describe + " (second)");
+                default -> { }
+            }
+        }
+
+        /**
+         * Makes a call and keeps its future; an argument error thrown at once is the typed refusal of a misuse.
+         * Returns the future, or null when the call was refused.
+         */
+        private CompletableFuture<?> record(Supplier<CompletableFuture<?>> start, byte[] echo, String what) {
+            try {
+                CompletableFuture<?> f = start.get();
+                calls.add(new Call(f, echo, false, what));
+                steps.add(what);
+                return f;
+            } catch (IllegalArgumentException | IllegalStateException refused) {
+                return null;
+            }
+        }
+
+        private void callFromAnotherThread() throws Exception {
+            CompletableFuture<?> started = CompletableFuture.supplyAsync(() -> client.call(server.localAddress(),
+                    new byte[] {(byte) HandlerMode.ECHO.ordinal(), 0, 1, 2}, CallOptions.DEFAULT), HANDLERS)
+                    .get(10, TimeUnit.SECONDS);
+            calls.add(new Call(started, new byte[] {(byte) HandlerMode.ECHO.ordinal(), 0, 1, 2}, false,
+                    "call #" + calls.size() + " from another thread"));
+        }
+
+        private void cancelOne() {
+            if (!calls.isEmpty()) {
+                int i = data.consumeInt(0, calls.size() - 1);
+                Call call = calls.get(i);
+                steps.add("cancel call #" + i);
+                if (call.future.cancel(true)) {
+                    calls.set(i, call.cancelled());
+                }
+            }
+        }
+
+        private void awaitOne() throws Exception {
+            if (!calls.isEmpty()) {
+                try {
+                    calls.get(data.consumeInt(0, calls.size() - 1)).future.get(500, TimeUnit.MILLISECONDS);
+                } catch (ExecutionException | CancellationException | TimeoutException ended) {
+                    // what it ended with is checked at the end of the session
+                }
+            }
+        }
+
+        private void endOne() {
+            HomaEndpoint e = data.consumeBoolean() ? client : server;
+            int how = data.consumeInt(0, 2);
+            steps.add((how == 0 ? "shutdown " : "close ") + (e == client ? "client" : "server"));
+            switch (how) {
+                case 0 -> e.shutdown(Duration.ofMillis(data.consumeInt(0, 100)));
+                case 1 -> e.close();
+                default -> {
+                    e.shutdown(Duration.ZERO);
+                    e.close();
+                }
+            }
+        }
+
+        /** A datagram from a third socket: random bytes, or a packet of any type with fields from the input. */
+        private void forge() throws IOException {
+            InetSocketAddress to = data.consumeBoolean() ? server.localAddress() : client.localAddress();
+            long id = data.consumeBoolean() ? 2L * data.consumeInt(1, 50) : data.consumeLong();
+            ByteBuf packet = switch (data.consumeInt(0, 8)) {
+                case 0 -> Unpooled.wrappedBuffer(data.consumeBytes(data.consumeInt(0, 1_500)));
+                case 1 -> {
+                    int length = data.consumeBoolean() ? data.consumeInt(0, 3_000) : data.consumeInt();
+                    int offset = data.consumeInt(0, Math.max(0, Math.min(length, 200_000)));
+                    int segment = data.consumeInt(0, 1_400);
+                    ByteBuf payload = Unpooled.buffer(offset + segment);
+                    payload.writeByte(data.consumeInt(0, HandlerMode.ALL.length - 1)); // the handler's mode
+                    payload.writerIndex(payload.capacity());
+                    try {
+                        yield encoder.data(id, length, offset, data.consumeInt(), data.consumeInt(0, 3),
+                                data.consumeInt(0, 7), data.consumeBoolean() ? 0 : data.consumeLong(), payload,
+                                segment);
+                    } catch (RuntimeException refusedByTheEncoder) {
+                        yield null; // the encoder checks its arguments: such a packet cannot be built this way
+                    } finally {
+                        payload.release();
+                    }
+                }
+                case 2 -> encoder.grant(id, data.consumeInt(), data.consumeInt(0, 7));
+                case 3 -> encoder.resend(id, data.consumeInt(), data.consumeInt(), data.consumeInt(0, 7));
+                case 4 -> encoder.rpcUnknown(id, data.consumeLong());
+                case 5 -> encoder.busy(id);
+                case 6 -> encoder.needAck(id);
+                case 7 -> {
+                    long[] ids = new long[data.consumeInt(1, 8)];
+                    Arrays.setAll(ids, i -> data.consumeLong());
+                    yield encoder.ack(id, ids, ids.length);
+                }
+                default -> {
+                    int[] cutoffs = new int[8];
+                    Arrays.setAll(cutoffs, i -> data.consumeInt());
+                    yield encoder.cutoffs(cutoffs, data.consumeInt(0, 65_535));
+                }
+            };
+            if (packet == null) {
+                return;
+            }
+            try {
+                if (data.consumeBoolean() && packet.readableBytes() > 0) { // one flipped bit
+                    int at = packet.readerIndex() + data.consumeInt(0, packet.readableBytes() - 1);
+                    packet.setByte(at, packet.getByte(at) ^ (1 << data.consumeInt(0, 7)));
+                }
+                byte[] bytes = ByteBufUtil.getBytes(packet);
+                steps.add("forged " + bytes.length + " B to " + (to == server.localAddress() ? "server" : "client")
+                        + ": " + ByteBufUtil.hexDump(bytes, 0, Math.min(bytes.length, 48)));
+                forger.send(ByteBuffer.wrap(bytes), to);
+            } finally {
+                packet.release();
+            }
+        }
+
+        // ---- the handler ----
+
+        private void handle(RpcContext ctx, ByteBuf request) throws Exception {
+            handlersBusy.incrementAndGet();
+            boolean stillBusy = false;
+            try {
+                HandlerMode mode = request.readableBytes() == 0 ? HandlerMode.ECHO
+                        : HandlerMode.ALL[(request.getByte(0) & 0xFF) % HandlerMode.ALL.length];
+                int parameter = request.readableBytes() < 2 ? 0 : request.getByte(1) & 0xFF;
+                switch (mode) {
+                    case ECHO -> ctx.reply(request.retain());
+                    case ECHO_WITH_HEADERS -> ctx.reply(request.retain(), Metadata.of("echo", "yes"));
+                    case REPLY_THEN_RELEASE -> {
+                        ByteBuf copy = alloc.heapBuffer().writeBytes(request, 0, request.readableBytes());
+                        ctx.reply(copy);
+                        copy.release(); // the misuse of issue 16.2
+                    }
+                    case REPLY_THEN_SHRINK -> {
+                        ByteBuf copy = alloc.heapBuffer().writeBytes(request, 0, request.readableBytes());
+                        ctx.reply(copy);
+                        try {
+                            copy.capacity(Math.min(copy.capacity(), parameter));
+                        } catch (RuntimeException sentAndReleasedAlready) {
+                            // nothing left to spoil
+                        }
+                    }
+                    case REPLY_RELEASED -> {
+                        ByteBuf copy = alloc.heapBuffer().writeBytes(request, 0, request.readableBytes());
+                        copy.release();
+                        ctx.reply(copy); // throws: the caller gets HANDLER_ERROR
+                    }
+                    case NEVER_REPLY -> { }
+                    case REPLY_TWICE -> {
+                        ctx.reply(request.retain());
+                        ctx.reply(alloc.heapBuffer(1).writeByte(1)); // throws IllegalStateException after replying
+                    }
+                    case THROW -> throw new IllegalStateException("a handler that throws");
+                    case THROW_ERROR -> throw new OutOfMemoryError("a handler out of memory");
+                    case FAIL_WITH_STATUS -> ctx.fail(parameter, "failed with status " + parameter); // 0: throws
+                    case REPLY_LATER -> {
+                        ByteBuf kept = request.retain();
+                        stillBusy = true;
+                        LATER.schedule(() -> {
+                            try {
+                                ctx.reply(kept);
+                            } catch (RuntimeException e) {
+                                surprise(e);
+                            } finally {
+                                handlersBusy.decrementAndGet();
+                            }
+                        }, parameter, TimeUnit.MILLISECONDS);
+                    }
+                    case BLOCK_THEN_ECHO -> {
+                        Thread.sleep(parameter % 40); // a handler that blocks, on the loop or an executor
+                        ctx.reply(request.retain());
+                    }
+                    case REPLY_OVERSIZED -> ctx.reply(alloc.heapBuffer(MAX_MESSAGE + 1).writerIndex(MAX_MESSAGE + 1));
+                    case CALL_ITSELF -> {
+                        stillBusy = true;
+                        byte[] nested = {(byte) HandlerMode.ECHO.ordinal(), (byte) parameter};
+                        CompletableFuture<byte[]> inner;
+                        try {
+                            inner = server.call(server.localAddress(), nested, CallOptions.DEFAULT);
+                        } catch (RuntimeException refused) {
+                            stillBusy = false;
+                            throw refused;
+                        }
+                        inner.whenComplete((bytes, failure) -> {
+                            try {
+                                if (failure != null) {
+                                    ctx.fail("nested call failed: " + failure);
+                                } else {
+                                    ctx.reply(bytes);
+                                }
+                            } catch (RuntimeException e) {
+                                surprise(e);
+                            } finally {
+                                handlersBusy.decrementAndGet();
+                            }
+                        });
+                    }
+                    default -> { // REPLY_WHEN_CANCELLED: a reply to a dead RPC is dropped, and releases its buffer
+                        ByteBuf kept = request.retain();
+                        stillBusy = true;
+                        ctx.onCancel(() -> {
+                            try {
+                                ctx.reply(kept);
+                            } catch (RuntimeException e) {
+                                surprise(e);
+                            } finally {
+                                handlersBusy.decrementAndGet();
+                            }
+                        });
+                    }
+                }
+            } finally {
+                if (!stillBusy) {
+                    handlersBusy.decrementAndGet();
+                }
+            }
+        }
+
+        private void surprise(Throwable t) {
+            synchronized (handlerSurprises) {
+                handlerSurprises.add(t);
+            }
+        }
+
+        // ---- the checks ----
+
+        private void checkOutcome(Call call, long endNanos) throws Exception {
+            Object result;
+            try {
+                result = call.future.get(Math.max(0, endNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException hang) {
+                throw new AssertionError("a call never ended: " + call.what + "; client " + client.debugState()
+                        + ", server " + server.debugState() + "; session: " + String.join("\n  ", steps),
+                        hang);
+            } catch (CancellationException c) {
+                assertTrue(call.cancelledByUs, "only a call we cancelled ends cancelled");
+                return;
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause() instanceof CompletionException ce ? ce.getCause() : e.getCause();
+                if (!(cause instanceof HomaException)) {
+                    throw new AssertionError("a call failed untyped", cause);
+                }
+                return;
+            }
+            taken.add(call.future);
+            byte[] bytes;
+            if (result instanceof ByteBuf b) {
+                bytes = ByteBufUtil.getBytes(b);
+                b.release();
+            } else if (result instanceof RpcResponse r) {
+                bytes = ByteBufUtil.getBytes(r.payload());
+                r.close();
+            } else {
+                bytes = (byte[]) result;
+            }
+            if (call.expectedEcho != null) {
+                assertArrayEquals(call.expectedEcho, bytes, "an echo of a good request is byte-exact");
+            }
+        }
+
+        /** An endpoint the session did not close answers a plain call (a misuse must not break it for good). */
+        private void checkStillServing() throws Exception {
+            if (client.isShutdown() || server.isShutdown()) {
+                return;
+            }
+            byte[] ping = {(byte) HandlerMode.ECHO.ordinal(), 0, 42};
+            Exception last = null;
+            for (int attempt = 0; attempt < 3; attempt++) {
+                try {
+                    assertArrayEquals(ping, client.call(server.localAddress(), ping,
+                            CallOptions.timeout(Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS));
+                    return;
+                } catch (ExecutionException e) {
+                    last = e; // a call may fail on a starved machine (abortTicks); a broken endpoint fails them all
+                }
+            }
+            throw new AssertionError("the endpoints no longer serve a plain call", last);
+        }
+
+        private void closeAll() throws IOException {
+            client.close();
+            server.close();
+            forger.close();
+        }
+
+        @Override
+        public void close() throws IOException {
+            engineAlloc.failAbove = Integer.MAX_VALUE;
+            closeAll();
+            for (Call call : calls) { // responses of calls a failed check did not take
+                if (call.future.isDone() && !call.future.isCompletedExceptionally() && !taken.contains(call.future)) {
+                    ReferenceCountUtil.safeRelease(call.future.join() instanceof RpcResponse r ? r.payload()
+                            : call.future.join());
+                }
+            }
+        }
+    }
+}
