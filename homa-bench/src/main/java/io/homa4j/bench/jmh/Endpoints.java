@@ -17,8 +17,12 @@ import java.util.concurrent.TimeUnit;
  * with its one event-loop thread; plus a request buffer per size whose slices are sent.
  */
 final class Endpoints implements AutoCloseable {
+    /** Names the system property that overrides {@link #LINK_MBPS} (given to the fork with -jvmArgsAppend). */
+    static final String LINK_MBPS_PROPERTY = "homa4j.bench.linkMbps";
     /** Homa paces and sizes its budgets for this link rate; loopback carries more, so it does not limit TCP. */
-    static final int LINK_MBPS = 10_000;
+    static final int LINK_MBPS = Integer.getInteger(LINK_MBPS_PROPERTY, 10_000);
+    /** With this system property set to true, closing prints the server's transport and engine counters. */
+    static final String PRINT_STATISTICS_PROPERTY = "homa4j.bench.statistics";
     /**
      * The RTT Homa sizes its unscheduled bytes and grant window for: what one round trip between two event
      * loops on this kind of machine takes (the floor's blocking UDP ping-pong: 11-75 us P50 depending on load).
@@ -69,6 +73,9 @@ final class Endpoints implements AutoCloseable {
 
     @Override
     public void close() {
+        if (Boolean.getBoolean(PRINT_STATISTICS_PROPERTY)) {
+            System.out.println(server.statistics());
+        }
         client.close();
         server.close();
     }
