@@ -1,6 +1,9 @@
 package io.homa4j;
 
+import io.homa4j.core.Engine;
 import io.homa4j.core.HomaConfig;
+import io.homa4j.core.HomaEngine;
+import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.faults.DatagramFilter;
@@ -8,12 +11,12 @@ import io.homa4j.faults.internal.FaultInjectingHandler;
 import io.homa4j.transport.TransportStats;
 import io.homa4j.transport.internal.DatagramSink;
 import io.homa4j.transport.internal.EngineDriver;
-import io.homa4j.transport.internal.HomaEngineAdapter;
 import io.homa4j.transport.internal.HomaInboundHandler;
 import io.homa4j.transport.internal.KernelSocketDrops;
-import io.homa4j.transport.internal.ProtocolEngine;
 import io.homa4j.transport.internal.TransportCounters;
 import io.homa4j.transport.internal.UdpTransport;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.internal.PlatformDependent;
@@ -64,7 +67,7 @@ final class EngineHost {
     /** The loop's periodic publishing of {@link #published}; set on the loop, cancelled when the engine stops. */
     private ScheduledFuture<?> publishing;
     /** Set once by {@link #startEngine}, before any task that uses it is handed to the loop. */
-    private ProtocolEngine engine;
+    private Engine engine;
 
     /**
      * Binds the sockets on {@code loop}; the engine is started separately ({@link #startEngine}) because its
@@ -95,10 +98,10 @@ final class EngineHost {
      * Creates the engine on the loop, connects it to the sockets and starts publishing its metrics every
      * {@code metricsIntervalNanos}; closes the sockets when that fails.
      */
-    void startEngine(ProtocolEngine.Factory factory, long metricsIntervalNanos, RpcListener listener) {
+    void startEngine(EngineFactory factory, long metricsIntervalNanos, RpcListener listener) {
         try {
             this.engine = loop.submit(() -> {
-                ProtocolEngine e = factory.create(config, sink, listener, driver.now());
+                Engine e = factory.create(config, sink, listener, driver.now());
                 // Set here, on the loop, before the driver lets packets in: a request arriving at once (a restarted
                 // server's clients keep sending) is answered on this loop, which must already see the engine.
                 engine = e;
@@ -137,7 +140,7 @@ final class EngineHost {
     }
 
     /** The engine; event loop only. */
-    ProtocolEngine engine() {
+    Engine engine() {
         return engine;
     }
 
@@ -322,15 +325,32 @@ final class EngineHost {
                 long now = System.nanoTime();
                 long wake = engine.nextWakeNanos();
                 String s = "nextWakeIn=" + (wake == Long.MAX_VALUE ? "never" : (wake - now) + "ns");
-                if (engine instanceof HomaEngineAdapter a) {
-                    s += ", pacerQueueNanos=" + a.engine().pacerQueueNanos(now) + ", outgoing="
-                            + a.engine().outgoingBytes() + ", clientRpcs=" + a.engine().clientRpcCount()
-                            + ", serverRpcs=" + a.engine().serverRpcCount();
+                if (engine instanceof HomaEngine a) {
+                    s += ", pacerQueueNanos=" + a.pacerQueueNanos(now) + ", outgoing="
+                            + a.outgoingBytes() + ", clientRpcs=" + a.clientRpcCount()
+                            + ", serverRpcs=" + a.serverRpcCount();
                 }
                 return s;
             }).get(5, TimeUnit.SECONDS);
         } catch (Exception e) {
             return "unavailable: " + e;
         }
+    }
+
+    /** Creates the engine of one endpoint; tests supply a scripted one ({@code HomaEndpointBuilder.engineFactory}). */
+    @FunctionalInterface
+    interface EngineFactory {
+        /** The real engine, allocating its packets from the pooled direct allocator. */
+        EngineFactory HOMA = homa(PooledByteBufAllocator.DEFAULT);
+
+        /**
+         * Real engines that allocate packets and message buffers from {@code allocator} (tests count what the engine
+         * holds, or make allocations fail, through their own).
+         */
+        static EngineFactory homa(ByteBufAllocator allocator) {
+            return (config, sink, listener, nowNanos) -> new HomaEngine(config, sink, listener, allocator, nowNanos);
+        }
+
+        Engine create(HomaConfig config, PacketSink sink, RpcListener listener, long nowNanos);
     }
 }

@@ -5,9 +5,7 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.faults.DatagramFilter;
-import io.homa4j.transport.internal.HomaEngineAdapter;
 import io.homa4j.transport.internal.PacerTimerSlack;
-import io.homa4j.transport.internal.ProtocolEngine;
 import io.homa4j.transport.internal.TransportUnavailableException;
 import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.ByteBuf;
@@ -43,7 +41,7 @@ public final class HomaEndpointBuilder {
     private DatagramFilter packetFilter = DatagramFilter.NONE;
     private int socketBufferBytes = 4 << 20;
     private boolean gso = true;
-    private ProtocolEngine.Factory engineFactory = HomaEngineAdapter.FACTORY;
+    private EngineHost.EngineFactory engineFactory = EngineHost.EngineFactory.HOMA;
     private long metricsIntervalNanos = TimeUnit.MILLISECONDS.toNanos(100);
     private int maxCallsInFlight; // 0: the config's maxOutstandingRpcs
     private int maxPendingRequests = Integer.MAX_VALUE;
@@ -251,7 +249,7 @@ public final class HomaEndpointBuilder {
     }
 
     /** Test hook: the engine to drive instead of {@code HomaEngine}. */
-    HomaEndpointBuilder engineFactory(ProtocolEngine.Factory factory) {
+    HomaEndpointBuilder engineFactory(EngineHost.EngineFactory factory) {
         this.engineFactory = Objects.requireNonNull(factory, "factory");
         return this;
     }

@@ -6,7 +6,6 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.core.wire.PacketEncoder;
-import io.homa4j.transport.internal.HomaEngineAdapter;
 import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -191,7 +190,7 @@ class EndpointFuzzTest {
         Session(FuzzedDataProvider data) throws IOException {
             this.data = data;
             HomaEndpointBuilder builder = HomaEndpoint.builder().config(CONFIG).eventLoopGroup(LOOPS)
-                    .engineFactory(HomaEngineAdapter.factory(engineAlloc))
+                    .engineFactory(EngineHost.EngineFactory.homa(engineAlloc))
                     .defaultCallTimeout(Duration.ofMillis(200)).metricsInterval(Duration.ofMillis(10));
             server = builder.build();
             HomaEndpoint c;

@@ -1,12 +1,12 @@
 package io.homa4j;
 
+import io.homa4j.core.Engine;
 import io.homa4j.core.ErrorCode;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.RpcRejectedException;
-import io.homa4j.transport.internal.ProtocolEngine;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 
@@ -21,7 +21,7 @@ import java.util.Map;
  * message is one datagram {@code [magic u32][type u8][id u64][payload]}, no loss recovery. Deadlines are honoured
  * through {@link #nextWakeNanos}/{@link #poll}, like the real engine's timers.
  */
-final class FakeEngine implements ProtocolEngine {
+final class FakeEngine implements Engine {
     static final int MAGIC = 0x46414B45;
     static final byte REQUEST = 1;
     static final byte RESPONSE = 2;
@@ -51,7 +51,7 @@ final class FakeEngine implements ProtocolEngine {
         this.listener = listener;
     }
 
-    static ProtocolEngine.Factory factory() {
+    static EngineHost.EngineFactory factory() {
         return (config, sink, listener, now) -> new FakeEngine(config, sink, listener);
     }
 

@@ -63,7 +63,7 @@ import java.util.Objects;
  * and failure rules its callers rely on (about a quarter of the lines), plus the one place packets are checked and
  * dispatched; the protocol's logic lives in the packages named above.
  */
-public final class HomaEngine {
+public final class HomaEngine implements Engine {
     private static final Logger log = LoggerFactory.getLogger(HomaEngine.class);
     /** Idle peers kept for their cutoffs. */
     private static final int MAX_IDLE_PEERS = 16_384;

@@ -27,7 +27,7 @@ class AbandonedCallTest {
     void aClientWhoseDeadlinePassesFreesTheServerRpcAndTheLateReplyIsCounted() {
         TestNet.Node server = net.node("server", HomaConfig.defaults());
         server.handler = (h, c, req) -> null; // never replies on its own
-        long id = client.engine.call(server.address, TestNet.payload(50_000, 1), net.now + 50 * MS, net.now);
+        long id = client.engine.call(server.address, TestNet.payload(50_000, 1), net.now() + 50 * MS, net.now());
         net.runUntil(() -> client.done(id), 200 * MS);
         assertEquals(ErrorCode.DEADLINE_EXCEEDED, client.failures.get(id).code());
         net.runFor(5 * MS);
@@ -46,7 +46,7 @@ class AbandonedCallTest {
         long id = client.call(server, 100, 2);
         net.runFor(5 * MS);
         assertEquals(1, server.engine.serverRpcCount());
-        client.engine.abort(id, net.now);
+        client.engine.abort(id, net.now());
         net.runFor(5 * MS);
         assertEquals(0, server.engine.serverRpcCount());
         assertEquals(1, server.abandoned.size());

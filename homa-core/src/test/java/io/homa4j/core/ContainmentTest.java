@@ -105,7 +105,7 @@ class ContainmentTest {
     void aResponseReleasedAfterReplyIsStillSentWholeAndTheMistakeIsCounted() {
         server.handler = (handle, from, request) -> {
             ByteBuf response = TestNet.payload(300_000, 6);
-            server.engine.reply(handle, response, net.now);
+            server.engine.reply(handle, response, net.now());
             response.release(); // the audit's reproduction of issue 16.2: the engine owns it now
             return null; // (the test net keeps the request and releases it at the end)
         };
@@ -125,7 +125,7 @@ class ContainmentTest {
                 return request; // echo the others
             }
             ByteBuf response = TestNet.payload(300_000, 6);
-            server.engine.reply(handle, response, net.now);
+            server.engine.reply(handle, response, net.now());
             response.capacity(1_000);
             return null;
         };
@@ -150,7 +150,7 @@ class ContainmentTest {
         server.handler = (handle, from, request) -> {
             ByteBuf response = TestNet.payload(300_000, 10);
             response.release();
-            assertTrue(server.engine.reply(handle, response, net.now), "the handle counts as answered");
+            assertTrue(server.engine.reply(handle, response, net.now()), "the handle counts as answered");
             return null;
         };
         long bad = client.call(server, 100, 11);
@@ -171,7 +171,7 @@ class ContainmentTest {
                 return request;
             }
             ByteBuf response = TestNet.payload(300_000, 13);
-            server.engine.reply(handle, response, net.now);
+            server.engine.reply(handle, response, net.now());
             if (handle % 2 == 0) {
                 response.release();
             } else {

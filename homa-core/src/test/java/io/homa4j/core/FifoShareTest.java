@@ -33,9 +33,9 @@ class FifoShareTest {
         for (int i = 0; i < inFlight.length; i++) {
             inFlight[i] = client.call(shortServer, shortLength, 10 + i);
         }
-        long end = net.now + nanos;
+        long end = net.now() + nanos;
         int issued = inFlight.length;
-        while (net.now < end && !client.done(longCall)) {
+        while (net.now() < end && !client.done(longCall)) {
             net.step();
             for (int i = 0; i < inFlight.length; i++) {
                 if (client.done(inFlight[i])) {

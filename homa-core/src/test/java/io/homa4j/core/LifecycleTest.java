@@ -73,11 +73,11 @@ class LifecycleTest {
     @Test
     void deadlineFailsTheCallOnTime() {
         server.handler = (h, c, req) -> null;
-        long deadline = net.now + 3 * MS + 123;
-        long id = client.engine.call(server.address, TestNet.payload(100, 1), deadline, net.now);
+        long deadline = net.now() + 3 * MS + 123;
+        long id = client.engine.call(server.address, TestNet.payload(100, 1), deadline, net.now());
         net.runUntil(() -> client.done(id), 100 * MS);
         assertEquals(ErrorCode.DEADLINE_EXCEEDED, client.failures.get(id).code());
-        assertEquals(deadline, net.now, "failed exactly at the deadline");
+        assertEquals(deadline, net.now(), "failed exactly at the deadline");
         assertEquals(0, client.engine.clientRpcCount());
         // the late reply reaches a client that forgot the call: the server is told and frees its state
         long handle = server.heldRequests.keySet().iterator().next();
@@ -94,9 +94,9 @@ class LifecycleTest {
         long id = client.call(server, 200_000, 1);
         net.runFor(MS);
         net.dropRule = s -> false;
-        client.engine.abort(id, net.now);
-        client.engine.abort(id, net.now); // idempotent
-        client.engine.abort(12345678, net.now); // unknown: ignored
+        client.engine.abort(id, net.now());
+        client.engine.abort(id, net.now()); // idempotent
+        client.engine.abort(12345678, net.now()); // unknown: ignored
         assertNoState(client.engine);
         net.runUntilIdle(500 * MS);
         assertFalse(client.done(id));
@@ -113,19 +113,19 @@ class LifecycleTest {
         long a = client.call(server, 100, 1);
         long b = client.call(server, 300_000, 2);
         net.runFor(MS);
-        client.engine.close(net.now);
+        client.engine.close(net.now());
         assertEquals(ErrorCode.CANCELLED, client.failures.get(a).code());
         assertEquals(ErrorCode.CANCELLED, client.failures.get(b).code());
         assertNoState(client.engine);
         RpcRejectedException e = assertThrows(RpcRejectedException.class,
                 () -> client.call(server, 10, 3));
         assertEquals(ErrorCode.CANCELLED, e.code());
-        client.engine.onPacket(server.address, Unpooled.wrappedBuffer(new byte[20]), net.now);
+        client.engine.onPacket(server.address, Unpooled.wrappedBuffer(new byte[20]), net.now());
         assertEquals(1, client.engine.metrics().drops(DropReason.CLOSED));
         assertEquals(Long.MAX_VALUE, client.engine.nextWakeNanos());
         // server: close frees held handles; replies to them are refused and release the buffer
         long handle = server.heldRequests.keySet().iterator().next();
-        server.engine.close(net.now);
+        server.engine.close(net.now());
         assertFalse(server.replyHeld(handle));
         assertNoState(server.engine);
     }
@@ -134,7 +134,7 @@ class LifecycleTest {
     void handlerErrorReachesTheClientAsHandlerError() {
         server.handler = (h, c, req) -> {
             req.release();
-            server.engine.replyError(h, "no such key: ä", net.now);
+            server.engine.replyError(h, "no such key: ä", net.now());
             return null;
         };
         long id = client.call(server, 10, 1);
@@ -170,9 +170,9 @@ class LifecycleTest {
         };
         long id = client.call(server, 10, 1);
         net.runUntil(() -> client.done(id), 10 * MS);
-        assertFalse(server.engine.reply(handle[0], TestNet.payload(5, 1), net.now));
-        assertFalse(server.engine.reply(999_999, TestNet.payload(5, 1), net.now));
-        assertFalse(server.engine.replyError(999_999, "x", net.now));
+        assertFalse(server.engine.reply(handle[0], TestNet.payload(5, 1), net.now()));
+        assertFalse(server.engine.reply(999_999, TestNet.payload(5, 1), net.now()));
+        assertFalse(server.engine.replyError(999_999, "x", net.now()));
         assertEquals(3, server.engine.metrics().deadHandleReplies());
     }
 
@@ -214,7 +214,7 @@ class LifecycleTest {
     void nextWakeIsIdleWithoutState() {
         assertEquals(Long.MAX_VALUE, client.engine.nextWakeNanos());
         long id = client.call(server, 10, 1);
-        assertTrue(client.engine.nextWakeNanos() <= net.now + config.tickNanos());
+        assertTrue(client.engine.nextWakeNanos() <= net.now() + config.tickNanos());
         net.runUntil(() -> client.done(id), 10 * MS);
         net.runUntilIdle(100 * MS);
         assertEquals(Long.MAX_VALUE, client.engine.nextWakeNanos());
@@ -235,8 +235,7 @@ class LifecycleTest {
                 client.send(peer, priorityLevel, packet);
             }
         };
-        client.engine.close(net.now);
-        client.engine = new HomaEngine(config, flaky, client, net.now);
+        client.replaceEngine(new HomaEngine(config, flaky, client, net.now()));
         long id = client.call(server, 10, 1); // its only request packet hits the throwing sink
         net.runUntil(() -> client.done(id), 100 * MS);
         assertTrue(client.responses.containsKey(id), () -> "failed: " + client.failures.get(id));

@@ -131,12 +131,12 @@ class ReliabilityTest {
     void silentServerEndsTheCallWithUnavailable() {
         net.dropRule = s -> s.from().equals(server.address);
         long id = client.call(server, 1000, 10);
-        long start = net.now;
+        long start = net.now();
         net.runUntil(() -> client.done(id), 1_000 * MS);
         RpcFailure f = client.failures.get(id);
         assertEquals(ErrorCode.UNAVAILABLE, f.code());
         assertFalse(f.retrySafe(), "the whole request went out: it may have been handled");
-        long elapsed = net.now - start;
+        long elapsed = net.now() - start;
         assertTrue(elapsed >= config.abortTicks() * config.tickNanos()
                 && elapsed <= (config.abortTicks() + 2) * config.tickNanos(), "aborted after " + elapsed);
         assertTrue(net.sent(PacketType.RESEND).size() >= config.abortTicks() / config.resendTicks() - 1);
@@ -224,7 +224,7 @@ class ReliabilityTest {
         net.runUntil(() -> server.requestsHandled == 1, 10 * MS);
         net.inject(server.address, client, liarPacket(id ^ 1));
         net.runFor(MS);
-        long start = net.now;
+        long start = net.now();
         assertTrue(server.replyHeld(server.heldRequests.keySet().iterator().next()));
         // The real packets never match the length the client now expects; the server keeps answering its RESENDs
         // with them, which must not count as progress.
@@ -232,8 +232,8 @@ class ReliabilityTest {
         RpcFailure f = client.failures.get(id);
         assertEquals(ErrorCode.UNAVAILABLE, f.code(), () -> "got " + f);
         assertTrue(client.engine.metrics().drops(DropReason.INCONSISTENT) > 10, "the server kept answering");
-        assertTrue(net.now - start <= (config.abortTicks() + 2 * config.resendTicks()) * config.tickNanos(),
-                "failed within the abort time: " + (net.now - start));
+        assertTrue(net.now() - start <= (config.abortTicks() + 2 * config.resendTicks()) * config.tickNanos(),
+                "failed within the abort time: " + (net.now() - start));
         assertEquals(1, server.requestsHandled);
     }
 

@@ -235,13 +235,13 @@ class SchedulingTest {
         HomaConfig config = HomaConfig.builder().linkMbps(1_000).build();
         TestNet.Node client = net.node("client", config);
         TestNet.Node server = net.node("server", config);
-        long start = net.now;
+        long start = net.now();
         long id = client.call(server, 500_000, 3);
         net.runUntil(() -> client.done(id), 10_000_000_000L);
         assertTrue(client.engine.pacerMaxQueueSeenNanos() <= config.pacerMaxQueueNanos()
                 + 2 * (long) (config.mtu() * 8_000.0 / config.linkMbps()), "own queue bounded");
         // 500 KB each way at 1 Gb/s is at least 8 ms of link time: the pacer really paced
-        long elapsed = net.now - start;
+        long elapsed = net.now() - start;
         assertTrue(elapsed >= 8_000_000, "finished in " + elapsed + " ns: faster than the link");
         assertTrue(elapsed < 20_000_000, "finished in " + elapsed + " ns: pacer too slow");
     }
@@ -253,7 +253,7 @@ class SchedulingTest {
         TestNet.Node server = net.node("server", config);
         TestNet.Node server2 = net.node("server2", config);
         client.call(server, 2_000_000, 1);
-        long t0 = net.now;
+        long t0 = net.now();
         long small = client.call(server2, 500, 2);
         TestNet.Sent first = net.sent(PacketType.DATA).stream().filter(s -> s.rpcId() == small).findFirst()
                 .orElseThrow(() -> new AssertionError("the small request waited behind the pacer"));
@@ -299,12 +299,12 @@ class SchedulingTest {
         };
         long a = client.call(first, 10, 1);
         long b = client.call(second, 10, 2);
-        long start = net.now;
+        long start = net.now();
         net.runUntil(() -> client.done(a) && client.done(b), 2_000_000_000L);
         assertTrue(client.responses.containsKey(a), () -> "first failed: " + client.failures.get(a));
         assertTrue(client.responses.containsKey(b), () -> "second failed: " + client.failures.get(b));
         assertEquals(List.of(a, b), client.completionOrder);
-        assertTrue(net.now - start > config.abortTicks() * config.tickNanos(), "the hold outlasted abortTicks");
+        assertTrue(net.now() - start > config.abortTicks() * config.tickNanos(), "the hold outlasted abortTicks");
         assertTrue(net.sent(PacketType.BUSY).stream().anyMatch(s -> s.from().equals(client.address)
                 && s.to().equals(second.address)), "the client kept the held server waiting");
         assertEquals(0, second.engine.metrics().serverExpired());

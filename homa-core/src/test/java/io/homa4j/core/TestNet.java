@@ -1,5 +1,8 @@
 package io.homa4j.core;
 
+import io.homa4j.core.sim.NetworkConfig;
+import io.homa4j.core.sim.SimHost;
+import io.homa4j.core.sim.SimulatedNetwork;
 import io.homa4j.core.wire.CommonHeader;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.GrantHeader;
@@ -14,16 +17,22 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
- * A tiny in-memory network for engine tests: engines connected directly through a queue of packets with a fixed
- * one-way latency, driven by a virtual clock. Not the simulator (no links, switch or queues): just enough to
- * run real engines against each other deterministically, drop chosen packets and see every packet sent.
+ * The engine tests' network: real engines on hosts of a {@link SimulatedNetwork} with ideal links (no
+ * serialization, no queues, one fixed one-way latency), in virtual time from 1 s. What it adds for assertions: every
+ * packet an engine sends is checked, decoded and recorded ({@link #sent}); chosen packets are dropped, duplicated
+ * or captured by rules; raw bytes can be injected from any address; and engine API calls a test makes between
+ * events are noticed (each node's wake-up is read again before every event).
  */
 final class TestNet implements AutoCloseable {
+    /** Hosts of the underlying network; a test uses a few of them. */
+    private static final int HOSTS = 64;
+    /** Where the virtual clock starts, so "now minus something" stays positive in tests. */
+    private static final long START_NANOS = 1_000_000_000L;
+
     /** One packet as it was handed to a sink, decoded for assertions. */
     record Sent(long atNanos, InetSocketAddress from, InetSocketAddress to, int priority, PacketType type,
                 long rpcId, int offset, int length, int messageLength, int flags, int udpPayloadBytes) {
@@ -33,24 +42,20 @@ final class TestNet implements AutoCloseable {
         }
     }
 
-    private record InFlight(long deliverAt, long seq, InetSocketAddress from, InetSocketAddress to, ByteBuf packet) {
-    }
-
     final long latencyNanos;
-    long now = 1_000_000_000L;
-    private long seq;
-    private final PriorityQueue<InFlight> inFlight = new PriorityQueue<>((a, b) -> a.deliverAt != b.deliverAt
-            ? Long.compare(a.deliverAt, b.deliverAt) : Long.compare(a.seq, b.seq));
+    private final SimulatedNetwork network;
     private final Map<InetSocketAddress, Node> nodes = new LinkedHashMap<>();
     final List<Sent> sent = new ArrayList<>();
     /** Packets for which this returns true are dropped instead of delivered. */
     Predicate<Sent> dropRule = s -> false;
-    /** Packets for which this returns true are delivered twice. */
+    /** Packets for which this returns true are delivered twice (the copy 1 ns after the original). */
     Predicate<Sent> duplicateRule = s -> false;
     /** Packets for which this returns true are copied into {@link #captured} (for replay). */
     Predicate<Sent> captureRule = s -> false;
     final List<Captured> captured = new ArrayList<>();
+    /** Packets dropped by {@link #dropRule} or sent to an address no node has. */
     int dropped;
+    private long events;
 
     /** A copy of a packet seen on the wire. */
     record Captured(Sent sent, ByteBuf copy) {
@@ -62,6 +67,22 @@ final class TestNet implements AutoCloseable {
 
     TestNet(long latencyNanos) {
         this.latencyNanos = latencyNanos;
+        this.network = new SimulatedNetwork(NetworkConfig.builder()
+                .hosts(HOSTS)
+                .udpPort(4000)
+                .linkBitsPerSecond(NetworkConfig.UNLIMITED)
+                .propagationDelayNanos(0)
+                .switchLatencyNanos(latencyNanos)
+                .portBufferBytes(NetworkConfig.UNLIMITED)
+                .portBufferPackets(NetworkConfig.UNLIMITED)
+                .sharedBufferBytes(NetworkConfig.UNLIMITED)
+                .build());
+        network.runUntil(START_NANOS);
+    }
+
+    /** The virtual time. */
+    long now() {
+        return network.nowNanos();
     }
 
     Node node(String name, HomaConfig config) {
@@ -69,38 +90,40 @@ final class TestNet implements AutoCloseable {
     }
 
     Node node(String name, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator) {
-        InetSocketAddress address = new InetSocketAddress("198.18.0." + (nodes.size() + 1), 4000);
-        Node n = new Node(this, name, address, config, allocator);
-        nodes.put(address, n);
+        if (nodes.size() == HOSTS) {
+            throw new IllegalStateException("TestNet has " + HOSTS + " hosts");
+        }
+        Node n = new Node(this, name, network.host(nodes.size()), config, allocator);
+        nodes.put(n.address, n);
         return n;
     }
 
     /** Replaces a node's engine with a fresh one (the host "restarted" and lost all state). */
     void restart(Node n) {
-        n.engine.close(now);
-        n.engine = new HomaEngine(n.config, n, n, n.allocator, now);
+        n.replaceEngine(new HomaEngine(n.config, n, n, n.allocator, now()));
     }
 
-    void send(Node from, InetSocketAddress to, int priority, ByteBuf packet) {
+    private void send(Node from, InetSocketAddress to, int priority, ByteBuf packet) {
         Sent s = describe(from.address, to, priority, packet);
         sent.add(s);
         if (captureRule.test(s)) {
             captured.add(new Captured(s, packet.copy()));
         }
-        if (dropRule.test(s) || !nodes.containsKey(to)) {
+        Node destination = nodes.get(to);
+        if (dropRule.test(s) || destination == null) {
             dropped++;
             packet.release();
             return;
         }
         if (duplicateRule.test(s)) {
-            inFlight.add(new InFlight(now + latencyNanos + 1, seq++, from.address, to, packet.copy()));
+            network.inject(from.address, destination.host, packet.copy(), latencyNanos + 1);
         }
-        inFlight.add(new InFlight(now + latencyNanos, seq++, from.address, to, packet));
+        from.host.sink().send(to, priority, packet);
     }
 
     /** Injects raw bytes as if {@code from} sent them to {@code to}. */
     void inject(InetSocketAddress from, Node to, ByteBuf packet) {
-        inFlight.add(new InFlight(now + latencyNanos, seq++, from, to.address, packet));
+        network.inject(from, to.host, packet, latencyNanos);
     }
 
     private Sent describe(InetSocketAddress from, InetSocketAddress to, int priority, ByteBuf packet) {
@@ -133,72 +156,56 @@ final class TestNet implements AutoCloseable {
             offset = r.offset();
             length = r.length();
         }
-        return new Sent(now, from, to, priority, type, h.rpcId(), offset, length, messageLength, flags,
+        return new Sent(now(), from, to, priority, type, h.rpcId(), offset, length, messageLength, flags,
                 packet.readableBytes());
     }
 
-    /** Advances to the next event (delivery or engine wake-up) and runs it; false when nothing is pending. */
+    /**
+     * Before each event: a test may have called an engine directly (call, abort, reply) since the network last
+     * did, which may have moved its wake-up; the network reads every engine's wake-up again.
+     */
+    private void beforeEvent() {
+        if (++events > 50_000_000) {
+            throw new AssertionError("too many events: an engine keeps asking to be polled");
+        }
+        for (Node n : nodes.values()) {
+            n.host.wakeChanged();
+        }
+    }
+
+    /** Runs the next event; false when nothing is pending. */
     boolean step() {
-        long next = inFlight.isEmpty() ? Long.MAX_VALUE : inFlight.peek().deliverAt;
-        for (Node n : nodes.values()) {
-            next = Math.min(next, n.engine.nextWakeNanos());
-        }
-        if (next == Long.MAX_VALUE) {
-            return false;
-        }
-        now = Math.max(now, next);
-        while (!inFlight.isEmpty() && inFlight.peek().deliverAt <= now) {
-            InFlight f = inFlight.poll();
-            nodes.get(f.to).engine.onPacket(f.from, f.packet, now);
-        }
-        for (Node n : nodes.values()) {
-            if (n.engine.nextWakeNanos() <= now) {
-                n.engine.poll(now);
-            }
-        }
-        return true;
+        beforeEvent();
+        return network.runNext();
     }
 
     /** Runs until {@code done} holds; fails after {@code maxNanos} of virtual time or when the network idles. */
     void runUntil(BooleanSupplier done, long maxNanos) {
-        long end = now + maxNanos;
-        int steps = 0;
-        while (!done.getAsBoolean()) {
-            if (now > end) {
-                throw new AssertionError("condition not reached within " + maxNanos + " ns of virtual time");
-            }
-            if (!step()) {
-                throw new AssertionError("network went idle before the condition held");
-            }
-            if (++steps > 50_000_000) {
-                throw new AssertionError("too many steps: an engine keeps asking to be polled");
-            }
+        if (!network.runUntil(() -> {
+            beforeEvent();
+            return done.getAsBoolean();
+        }, maxNanos)) {
+            throw new AssertionError(network.pendingEvents() == 0
+                    ? "network went idle before the condition held"
+                    : "condition not reached within " + maxNanos + " ns of virtual time");
         }
     }
 
     /** Runs every event up to {@code now + nanos}. */
     void runFor(long nanos) {
-        long end = now + nanos;
-        while (true) {
-            long next = inFlight.isEmpty() ? Long.MAX_VALUE : inFlight.peek().deliverAt;
-            for (Node n : nodes.values()) {
-                next = Math.min(next, n.engine.nextWakeNanos());
-            }
-            if (next > end) {
-                now = end;
-                return;
-            }
-            step();
-        }
+        network.runUntil(() -> {
+            beforeEvent();
+            return false;
+        }, nanos);
     }
 
     /** Runs until no packet is in flight and no engine has timer work. */
     void runUntilIdle(long maxNanos) {
-        long end = now + maxNanos;
-        while (step()) {
-            if (now > end) {
-                throw new AssertionError("still busy after " + maxNanos + " ns");
-            }
+        if (!network.runUntil(() -> {
+            beforeEvent();
+            return network.pendingEvents() == 0;
+        }, maxNanos)) {
+            throw new AssertionError("still busy after " + maxNanos + " ns");
         }
     }
 
@@ -214,12 +221,9 @@ final class TestNet implements AutoCloseable {
 
     @Override
     public void close() {
+        network.close(); // closes every engine, releases what is in flight
         for (Node n : nodes.values()) {
-            n.engine.close(now);
             n.releaseAll();
-        }
-        while (!inFlight.isEmpty()) {
-            inFlight.poll().packet.release();
         }
         for (Captured c : captured) {
             if (c.copy.refCnt() > 0) {
@@ -252,6 +256,7 @@ final class TestNet implements AutoCloseable {
 
         final TestNet net;
         final String name;
+        final SimHost host;
         final InetSocketAddress address;
         final HomaConfig config;
         HomaEngine engine;
@@ -268,18 +273,28 @@ final class TestNet implements AutoCloseable {
 
         final io.netty.buffer.ByteBufAllocator allocator;
 
-        Node(TestNet net, String name, InetSocketAddress address, HomaConfig config,
-             io.netty.buffer.ByteBufAllocator allocator) {
+        Node(TestNet net, String name, SimHost host, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator) {
             this.net = net;
             this.name = name;
-            this.address = address;
+            this.host = host;
+            this.address = host.address();
             this.config = config;
             this.allocator = allocator;
-            this.engine = new HomaEngine(config, this, this, allocator, net.now);
+            this.engine = new HomaEngine(config, this, this, allocator, net.now());
+            host.attach(engine);
+        }
+
+        /** Closes the engine (if it is not) and runs {@code next} on this host instead. */
+        void replaceEngine(HomaEngine next) {
+            if (!engine.isClosed()) {
+                engine.close(net.now());
+            }
+            engine = next;
+            host.attach(next);
         }
 
         long call(Node server, ByteBuf request) {
-            return engine.call(server.address, request, Long.MAX_VALUE, net.now);
+            return engine.call(server.address, request, Long.MAX_VALUE, net.now());
         }
 
         long call(Node server, int length, long seed) {
@@ -306,14 +321,14 @@ final class TestNet implements AutoCloseable {
             if (response == null) {
                 heldRequests.put(serverHandle, request);
             } else {
-                engine.reply(serverHandle, response, net.now);
+                engine.reply(serverHandle, response, net.now());
             }
         }
 
         /** Replies to a held request with its own bytes (echo). */
         boolean replyHeld(long handle) {
             ByteBuf req = heldRequests.remove(handle);
-            return engine.reply(handle, req, net.now);
+            return engine.reply(handle, req, net.now());
         }
 
         @Override

@@ -3,11 +3,11 @@ package io.homa4j.bench.simulate;
 import io.homa4j.bench.workload.Workload;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.HomaEngine;
+import io.homa4j.core.PacketDriven;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.RpcRejectedException;
 import io.homa4j.core.sim.SimHost;
-import io.homa4j.core.sim.SimNode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -30,7 +30,7 @@ import java.util.SplittableRandom;
  * <p>Request payloads are retained slices of one shared read-only buffer (their contents do not matter here), so
  * generating load allocates nothing per byte. Network thread only.
  */
-final class RackNode implements SimNode, RpcListener {
+final class RackNode implements PacketDriven, RpcListener {
     /**
      * The engines' message buffers (packets: {@link RecyclingAllocator}). Netty's pooled allocator rather than the
      * default adaptive one: its direct buffers copy payload slices with one memory copy where the adaptive
@@ -118,7 +118,7 @@ final class RackNode implements SimNode, RpcListener {
         return all;
     }
 
-    // ------------------------------------------------------------------------------------------------ SimNode
+    // ------------------------------------------------------------------------------------------------ PacketDriven
 
     @Override
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {

@@ -3,6 +3,7 @@ package io.homa4j.core.sim;
 import io.homa4j.core.ErrorCode;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.HomaEngine;
+import io.homa4j.core.PacketDriven;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
@@ -13,12 +14,12 @@ import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A simulated host running a real {@link HomaEngine}: the engine's sink is the host's NIC, its listener feeds a
- * {@link RequestHandler} (server side) and {@link SimCall}s (client side). It is the {@link SimNode} the network
+ * {@link RequestHandler} (server side) and {@link SimCall}s (client side). It is the {@link PacketDriven} the network
  * drives, and the harness tests use: {@link #serve}, {@link #call}, {@link #replaceEngine()} for a crash and
  * restart, {@link #engine()} for introspection.
  *
@@ -28,7 +29,7 @@ import java.util.Objects;
  *
  * <p>Threading: use only from the thread that runs the network.
  */
-public final class HomaHost implements SimNode {
+public final class HomaHost implements PacketDriven {
     private final SimHost host;
     private final HomaConfig config;
     private Generation current;
@@ -178,7 +179,7 @@ public final class HomaHost implements SimNode {
         restart();
     }
 
-    // ---------------------------------------------------------------- SimNode
+    // ---------------------------------------------------------------- PacketDriven
 
     @Override
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {

@@ -13,11 +13,17 @@ public interface PacketTap {
     default void sent(SimHost from, SimHost to, int priorityLevel, ByteBuf packet, long nowNanos) {
     }
 
-    /** A packet is about to be handed to the destination node. */
+    /**
+     * A packet is about to be handed to the destination node; {@code from} is null for a packet injected from
+     * outside the hosts ({@link SimulatedNetwork#inject}).
+     */
     default void delivered(SimHost from, SimHost to, int priorityLevel, ByteBuf packet, long nowNanos) {
     }
 
-    /** A packet is being discarded; {@code to} is null for {@link NetworkDropReason#UNKNOWN_DESTINATION}. */
+    /**
+     * A packet is being discarded; {@code to} is null for {@link NetworkDropReason#UNKNOWN_DESTINATION},
+     * {@code from} for an injected packet.
+     */
     default void dropped(SimHost from, SimHost to, int priorityLevel, ByteBuf packet, NetworkDropReason reason,
                          long nowNanos) {
     }

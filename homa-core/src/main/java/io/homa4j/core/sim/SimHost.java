@@ -1,5 +1,6 @@
 package io.homa4j.core.sim;
 
+import io.homa4j.core.PacketDriven;
 import io.homa4j.core.PacketSink;
 import io.netty.buffer.ByteBuf;
 
@@ -7,7 +8,7 @@ import java.net.InetSocketAddress;
 
 /**
  * One simulated host: its address, its NIC (a FIFO in front of the uplink, unbounded, so a node that sends faster
- * than the link builds a queue here rather than losing packets) and the {@link SimNode} that runs on it.
+ * than the link builds a queue here rather than losing packets) and the {@link PacketDriven} that runs on it.
  *
  * <p>Threading: use only from the thread that runs the network.
  */
@@ -20,7 +21,7 @@ public final class SimHost {
     final SwitchPort port;
     /** Packets serialized onto the uplink, on their way to the switch. */
     final LinkPipe uplink = new LinkPipe(false);
-    private SimNode node;
+    private PacketDriven node;
     private boolean down;
     /** When the uplink finishes serializing everything handed to the NIC so far, in picoseconds. */
     long nicBusyUntilPicos;
@@ -55,7 +56,7 @@ public final class SimHost {
     public SwitchPort port() { return port; }
 
     /** The node running here, or null. */
-    public SimNode node() { return node; }
+    public PacketDriven node() { return node; }
 
     /** The network's virtual time. */
     public long nowNanos() { return network.nowNanos(); }
@@ -64,7 +65,7 @@ public final class SimHost {
      * Puts {@code newNode} on this host (replacing any previous one, which is not closed) and brings the host up.
      * The network reads the node's wake time at once.
      */
-    public void attach(SimNode newNode) {
+    public void attach(PacketDriven newNode) {
         this.node = newNode;
         this.down = false;
         this.lastPollPicos = -1;
@@ -84,7 +85,7 @@ public final class SimHost {
     public boolean isDown() { return down || node == null; }
 
     /**
-     * Tells the network the node's {@link SimNode#nextWakeNanos()} may have changed because of something other
+     * Tells the network the node's {@link PacketDriven#nextWakeNanos()} may have changed because of something other
      * than a call from the network (an API call made by a test or a scheduled task).
      */
     public void wakeChanged() {

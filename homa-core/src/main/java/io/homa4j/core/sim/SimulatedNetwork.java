@@ -1,5 +1,6 @@
 package io.homa4j.core.sim;
 
+import io.homa4j.core.PacketDriven;
 import io.netty.buffer.ByteBuf;
 
 import java.net.Inet4Address;
@@ -14,7 +15,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * A discrete-event, virtual-time network of {@link SimHost}s around one switch (see {@link NetworkConfig} for the
- * shape), driving one {@link SimNode} per host: packets reach nodes at their virtual arrival time and nodes are
+ * shape), driving one {@link PacketDriven} per host: packets reach nodes at their virtual arrival time and nodes are
  * polled at the time they ask for, all on one virtual clock.
  *
  * <p>A packet's path: the sender's NIC serializes it onto the uplink (FIFO behind earlier packets), it propagates
@@ -56,6 +57,8 @@ public final class SimulatedNetwork implements AutoCloseable {
      * else 0: then a multiplication gives the exact time and the event loop skips a 64-bit division per packet.
      */
     private final long picosPerByte;
+    /** Links of {@link NetworkConfig#UNLIMITED} rate: no serialization time, so no queue anywhere. */
+    private final boolean idealLinks;
     private final long[] drops = new long[NetworkDropReason.values().length];
     private long nowPicos;
     private boolean closed;
@@ -80,6 +83,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         this.reorderMaxDelayPicos = config.reorderMaxDelayNanos() * PICOS_PER_NANO;
         this.wireOverheadBytes = config.wireOverheadBytes();
         this.picosPerByte = BIT_PICOS_PER_BYTE % linkBitsPerSecond == 0 ? BIT_PICOS_PER_BYTE / linkBitsPerSecond : 0;
+        this.idealLinks = linkBitsPerSecond == NetworkConfig.UNLIMITED;
         this.hosts = new SimHost[config.hosts()];
         this.hostsByAddress = new HashMap<>(config.hosts() * 2);
         for (int i = 0; i < hosts.length; i++) {
@@ -213,6 +217,16 @@ public final class SimulatedNetwork implements AutoCloseable {
     /** Events waiting to fire: packets in flight, pending polls, scheduled tasks, busy ports. */
     public int pendingEvents() { return events.size(); }
 
+    /** Runs the next pending event, whenever it is due; false (and nothing happens) when none is pending. */
+    public boolean runNext() {
+        checkOpen();
+        if (events.isEmpty()) {
+            return false;
+        }
+        step();
+        return true;
+    }
+
     private void step() {
         SimEvent event = events.poll();
         nowPicos = event.timePicos;
@@ -323,6 +337,28 @@ public final class SimulatedNetwork implements AutoCloseable {
         }
     }
 
+    /**
+     * Delivers {@code packet} to the node of {@code to} {@code delayNanos} from now, as sent by {@code from}: a
+     * packet from outside the simulated hosts (forged, replayed, or a copy a test makes). It skips the links, the
+     * switch, random faults and the filter; the tap sees its delivery with a null source host. It is dropped
+     * ({@link NetworkDropReason#HOST_DOWN}) if {@code to} is down when it arrives. Ownership of {@code packet}
+     * passes to the network.
+     */
+    public void inject(InetSocketAddress from, SimHost to, ByteBuf packet, long delayNanos) {
+        Objects.requireNonNull(from, "from");
+        Objects.requireNonNull(to, "to");
+        if (closed || delayNanos < 0) {
+            packet.release();
+            checkOpen();
+            throw new IllegalArgumentException("negative delay: " + delayNanos);
+        }
+        SimPacket p = packet(packet, null, to, 0, packet.readableBytes() + wireOverheadBytes);
+        p.injectedFrom = from;
+        long at = nowPicos + toPicos(delayNanos);
+        p.arrivalPicos = at;
+        events.schedule(p, at);
+    }
+
     void reachSwitch(SimPacket packet) {
         if (filter != null
                 && filter.drop(packet.source, packet.destination, packet.priorityLevel, packet.payload, nowNanos())) {
@@ -385,7 +421,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         to.countReceived(bytes);
         packetsDelivered++;
         bytesDelivered += bytes;
-        InetSocketAddress from = packet.source.address();
+        InetSocketAddress from = packet.sourceAddress();
         recycle(packet);
         to.node().onPacket(from, payload, nowNanos());
         refreshWake(to);
@@ -426,7 +462,7 @@ public final class SimulatedNetwork implements AutoCloseable {
     // ---------------------------------------------------------------- closing
 
     /**
-     * Closes every node (see {@link SimNode#close}), then releases every packet still in flight or queued
+     * Closes every node (see {@link PacketDriven#close}), then releases every packet still in flight or queued
      * (counted as {@link NetworkDropReason#NETWORK_CLOSED}). The network cannot run afterwards. Idempotent.
      */
     @Override
@@ -436,7 +472,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         }
         closed = true;
         for (SimHost host : hosts) {
-            SimNode node = host.node();
+            PacketDriven node = host.node();
             if (node != null) {
                 node.close(nowNanos());
             }
@@ -481,6 +517,9 @@ public final class SimulatedNetwork implements AutoCloseable {
     private long wirePicos(int wireBytes) {
         if (picosPerByte > 0) {
             return wireBytes * picosPerByte;
+        }
+        if (idealLinks) {
+            return 0;
         }
         return (wireBytes * BIT_PICOS_PER_BYTE + linkBitsPerSecond - 1) / linkBitsPerSecond;
     }

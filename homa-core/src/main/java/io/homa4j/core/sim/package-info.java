@@ -4,10 +4,12 @@
  *
  * <ul>
  *   <li>{@link io.homa4j.core.sim.SimulatedNetwork}: hosts, links, one switch with 8 strict-priority queues per
- *       egress port and finite buffers, random loss/duplication/reordering from one seed, the event loop.</li>
+ *       egress port and finite buffers, random loss/duplication/reordering from one seed, the event loop; with ideal links
+ *       ({@link io.homa4j.core.sim.NetworkConfig#UNLIMITED} rate) a fixed-latency wire for engine tests.</li>
  *   <li>{@link io.homa4j.core.sim.NetworkConfig}: its shape, rates, delays, buffers and faults.</li>
- *   <li>{@link io.homa4j.core.sim.SimNode}: what runs on a host; {@link io.homa4j.core.sim.HomaHost} adapts an
- *       engine to it and is the test harness ({@code serve}, {@code call}, {@code replaceEngine}).</li>
+ *   <li>{@link io.homa4j.core.PacketDriven}: what runs on a host, the contract a {@link io.homa4j.core.HomaEngine}
+ *       fulfils itself; {@link io.homa4j.core.sim.HomaHost} runs engines on a host as the test harness
+ *       ({@code serve}, {@code call}, {@code replaceEngine}, crash and restart).</li>
  *   <li>Observation: {@link io.homa4j.core.sim.SwitchPort} queue statistics, per-reason drop counts,
  *       {@link io.homa4j.core.sim.PacketTap} and {@link io.homa4j.core.sim.PacketFilter}.</li>
  * </ul>
@@ -16,3 +18,4 @@
  * {@code docs/simulator.md} for the model and its measured figures.
  */
 package io.homa4j.core.sim;
+

@@ -1,5 +1,6 @@
 package io.homa4j.core.sim;
 
+import io.homa4j.core.PacketDriven;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -8,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A trivial endpoint for testing the network itself: sends tagged packets, records arrivals and polls. */
-final class FakeNode implements SimNode {
+final class FakeNode implements PacketDriven {
     record Arrival(long nanos, InetSocketAddress from, int length, long tag) {
     }
 
@@ -20,6 +21,11 @@ final class FakeNode implements SimNode {
     long wakeAfterPacketNanos = -1;
     /** Whether a poll consumes the wake-up (false models a node that stays due). */
     boolean clearWakeOnPoll = true;
+
+    @Override
+    public void close(long nowNanos) {
+        // holds no buffers
+    }
 
     FakeNode(SimHost host) {
         this.host = host;

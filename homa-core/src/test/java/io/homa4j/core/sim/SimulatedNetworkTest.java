@@ -51,6 +51,42 @@ class SimulatedNetworkTest {
     }
 
     @Test
+    void idealLinksDeliverEveryPacketAfterTheLatencyAloneInSendingOrder() {
+        FakeNode[] nodes = start(NetworkConfig.builder().hosts(3).linkBitsPerSecond(NetworkConfig.UNLIMITED)
+                .propagationDelayNanos(0).switchLatencyNanos(2_000));
+        for (int i = 0; i < 100; i++) {
+            nodes[0].send(network.host(2), 0, FULL, i);
+            nodes[1].send(network.host(2), 0, FULL, 100 + i);
+        }
+        network.runUntilIdle(1_000_000);
+        assertEquals(200, nodes[2].arrivals.size());
+        assertTrue(nodes[2].arrivals.stream().allMatch(a -> a.nanos() == 2_000), "no serialization, no queue");
+        List<Long> fromFirst = nodes[2].arrivals.stream().filter(a -> a.from().equals(network.host(0).address()))
+                .map(FakeNode.Arrival::tag).toList();
+        assertEquals(java.util.stream.LongStream.range(0, 100).boxed().toList(), fromFirst);
+        assertEquals(0, network.serializationPicos(FULL));
+    }
+
+    @Test
+    void anInjectedPacketArrivesFromItsClaimedSourceAfterTheDelayAndIsReleasedIfStillPendingAtClose() {
+        FakeNode[] nodes = start(NetworkConfig.builder().hosts(2).linkGbps(10).propagationDelayNanos(500));
+        java.net.InetSocketAddress forger = new java.net.InetSocketAddress("198.18.9.9", 7);
+        io.netty.buffer.ByteBuf forged = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(16).writeLong(42).writeLong(0);
+        network.inject(forger, network.host(1), forged, 300);
+        assertTrue(network.runNext());
+        assertEquals(List.of(new FakeNode.Arrival(300, forger, 16, 42)), nodes[1].arrivals);
+        assertEquals(0, forged.refCnt(), "the node released it");
+        assertFalse(network.runNext(), "nothing else pending");
+
+        io.netty.buffer.ByteBuf late = io.netty.buffer.ByteBufAllocator.DEFAULT.buffer(8).writeLong(43);
+        network.inject(forger, network.host(0), late, 1_000_000);
+        network.close();
+        assertEquals(0, late.refCnt(), "released by close");
+        assertEquals(1, network.drops(NetworkDropReason.NETWORK_CLOSED));
+        assertTrue(nodes[0].arrivals.isEmpty());
+    }
+
+    @Test
     void switchLatencyAddsOnce() {
         FakeNode[] nodes = start(NetworkConfig.builder().hosts(2).linkGbps(10).propagationDelayNanos(500)
                 .switchLatencyNanos(300));

@@ -1,5 +1,6 @@
 package io.homa4j.transport.internal;
 
+import io.homa4j.core.PacketDriven;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
@@ -15,7 +16,7 @@ import java.util.function.LongSupplier;
 /**
  * Runs one engine on one event loop, as a duty cycle: the first engine interaction of a loop turn reads the
  * clock, every later one in the same turn reuses that reading, and at the end of the turn the sink is flushed
- * and the next wake-up is scheduled at {@link ProtocolEngine#nextWakeNanos()}, where {@link ProtocolEngine#poll}
+ * and the next wake-up is scheduled at {@link PacketDriven#nextWakeNanos()}, where {@link PacketDriven#poll}
  * runs timers and the pacer.
  *
  * <p>"End of turn" is Netty's {@code executeAfterEventLoopIteration} on a real event loop, or a plain task on
@@ -31,7 +32,7 @@ public final class EngineDriver {
     private final Runnable endOfTurn = this::endOfTurn;
     private final Runnable wake = this::wake;
 
-    private ProtocolEngine engine;
+    private PacketDriven engine;
     private DatagramSink sink;
     private boolean closed;
 
@@ -57,7 +58,7 @@ public final class EngineDriver {
     }
 
     /** Connects the engine and its sink; before this, arriving packets are dropped. */
-    public void attach(ProtocolEngine engine, DatagramSink sink) {
+    public void attach(PacketDriven engine, DatagramSink sink) {
         this.engine = engine;
         this.sink = sink;
         sink.deferSocketFlush(true); // every engine call opens a turn, and its end flushes the sockets
@@ -68,7 +69,7 @@ public final class EngineDriver {
     }
 
     /** The engine, or null before {@link #attach}. */
-    public ProtocolEngine engine() {
+    public PacketDriven engine() {
         return engine;
     }
 

@@ -1,5 +1,6 @@
 package io.homa4j.transport.internal;
 
+import io.homa4j.core.Engine;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.wire.CommonHeader;
 import io.homa4j.core.wire.DataHeader;
@@ -256,7 +257,7 @@ class HomaInboundHandlerTest {
         assertEquals(3.0, counters.snapshot().packetsPerReceiveBurst());
     }
 
-    private static final class RecordingEngine implements ProtocolEngine {
+    private static final class RecordingEngine implements Engine {
         final List<ByteBuf> packets = new ArrayList<>();
         final List<InetSocketAddress> from = new ArrayList<>();
         final List<Long> times = new ArrayList<>();
@@ -281,7 +282,7 @@ class HomaInboundHandlerTest {
         @Override
         public void onPackets(InetSocketAddress[] senders, ByteBuf[] burst, int count, long nowNanos) {
             bursts.add(count);
-            ProtocolEngine.super.onPackets(senders, burst, count, nowNanos);
+            Engine.super.onPackets(senders, burst, count, nowNanos);
         }
 
         @Override

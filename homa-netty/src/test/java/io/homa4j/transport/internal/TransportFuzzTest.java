@@ -75,7 +75,7 @@ class TransportFuzzTest {
                     CONFIG.maxUdpPayload()));
             DatagramSink sink = new DatagramSink(new Channel[] {channel}, counters, null);
             engine = new HomaEngine(CONFIG, sink, this, alloc, now);
-            driver.attach(new Adapter(engine), sink);
+            driver.attach(engine, sink);
         }
 
         void run() {
@@ -263,55 +263,6 @@ class TransportFuzzTest {
         }
     }
 
-    /** The real engine as the driver's {@link ProtocolEngine}, with the session's allocator. */
-    private record Adapter(HomaEngine engine) implements ProtocolEngine {
-        @Override
-        public long call(InetSocketAddress server, ByteBuf request, long deadlineNanos, long nowNanos) {
-            return engine.call(server, request, deadlineNanos, nowNanos);
-        }
-
-        @Override
-        public boolean reply(long serverHandle, ByteBuf response, long nowNanos) {
-            return engine.reply(serverHandle, response, nowNanos);
-        }
-
-        @Override
-        public boolean replyError(long serverHandle, String message, long nowNanos) {
-            return engine.replyError(serverHandle, message, nowNanos);
-        }
-
-        @Override
-        public void abort(long rpcId, long nowNanos) {
-            engine.abort(rpcId, nowNanos);
-        }
-
-        @Override
-        public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
-            engine.onPacket(from, packet, nowNanos);
-        }
-
-        @Override
-        public void poll(long nowNanos) {
-            engine.poll(nowNanos);
-        }
-
-        @Override
-        public long nextWakeNanos() {
-            return engine.nextWakeNanos();
-        }
-
-        @Override
-        public void close(long nowNanos) {
-            engine.close(nowNanos);
-        }
-
-        @Override
-        public MetricsSnapshot metrics() {
-            return engine.metrics();
-        }
-    }
-
-    /** Runs the {@link Runnable}s the harness writes inbound ({@code Session.onLoop}); passes datagrams on. */
     private static final class RunTasks extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {

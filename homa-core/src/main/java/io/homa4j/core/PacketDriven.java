@@ -1,0 +1,44 @@
+package io.homa4j.core;
+
+import io.netty.buffer.ByteBuf;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Something driven by packets and by time, on one thread with one clock: what a host runs and what drives it.
+ * The endpoint's event loop drives a {@link HomaEngine} this way (packets from its sockets, wake-ups at
+ * {@link #nextWakeNanos()}); so does the simulated network ({@code io.homa4j.core.sim}) in virtual time, for an
+ * engine or for anything else that runs on a simulated host.
+ *
+ * <p>Threading: every method is called on the one thread that drives it, never concurrently. Ownership:
+ * {@code packet} passed to {@link #onPacket} belongs to the callee, which releases it.
+ */
+public interface PacketDriven {
+
+    /** One packet arrived from {@code from} at {@code nowNanos}. */
+    void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos);
+
+    /**
+     * A burst of packets that arrived together (one socket read): takes {@code packets[0..count)} and clears those
+     * slots. Implementations without a batched path take them one by one, which is this default.
+     */
+    default void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
+        for (int i = 0; i < count; i++) {
+            ByteBuf packet = packets[i];
+            packets[i] = null;
+            onPacket(senders[i], packet, nowNanos);
+        }
+    }
+
+    /** The time returned by {@link #nextWakeNanos()} has come (or passed): run what is due. */
+    void poll(long nowNanos);
+
+    /**
+     * When this next wants {@link #poll}, or {@code Long.MAX_VALUE} for never. The driver reads it after every
+     * call it makes, and again when told the time may have changed (an API call made from elsewhere).
+     */
+    long nextWakeNanos();
+
+    /** Closes: releases every buffer held; packets and polls that come later are ignored. */
+    void close(long nowNanos);
+}
