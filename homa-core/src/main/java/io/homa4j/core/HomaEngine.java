@@ -1,6 +1,7 @@
 package io.homa4j.core;
 
 import io.homa4j.core.internal.grant.GrantScheduler;
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.outgoing.OutgoingMessage;
 import io.homa4j.core.internal.outgoing.Transmitter;
 import io.homa4j.core.internal.peer.Peer;
@@ -21,7 +22,6 @@ import io.homa4j.core.internal.rpc.ServerRpc;
 import io.homa4j.core.internal.timer.SilenceRules;
 import io.homa4j.core.internal.timer.TickClock;
 import io.homa4j.core.metrics.DropReason;
-import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.core.wire.AckHeader;
 import io.homa4j.core.wire.CommonHeader;
@@ -205,9 +205,7 @@ public final class HomaEngine implements Engine {
         Objects.requireNonNull(response, "response");
         clock.now(nowNanos);
         if (closed) {
-            releaseUnlessReleased(response);
-            metrics.deadHandleReply();
-            return false;
+            return servers.reply(serverHandle, response); // no RPC left: released and counted as a dead handle
         }
         boolean live = servers.reply(serverHandle, response);
         transmit(nowNanos);
@@ -219,8 +217,7 @@ public final class HomaEngine implements Engine {
     public boolean replyError(long serverHandle, String message, long nowNanos) {
         clock.now(nowNanos);
         if (closed) {
-            metrics.deadHandleReply();
-            return false;
+            return servers.replyError(serverHandle, message); // no RPC left: counted as a dead handle
         }
         boolean live = servers.replyError(serverHandle, message);
         transmit(nowNanos);
@@ -293,7 +290,7 @@ public final class HomaEngine implements Engine {
         } catch (OutOfMemoryError e) {
             // Direct memory ran out outside the places that expect it (IncomingMessage's buffers count their own
             // failures): the packet is lost, which the protocol repairs; the endpoint stays up.
-            if (metrics.dropCount(DropReason.ALLOCATION_FAILED) == 0) {
+            if (verdict.count(DropReason.ALLOCATION_FAILED) == 0) {
                 log.warn("out of memory handling a packet from {} (counted as ALLOCATION_FAILED drops)", from, e);
             }
             verdict.drop(DropReason.ALLOCATION_FAILED);
@@ -314,7 +311,7 @@ public final class HomaEngine implements Engine {
             }
         } catch (RuntimeException e) {
             log.error("internal error after handling received packets", e);
-            metrics.drop(DropReason.INTERNAL_ERROR);
+            verdict.dropOutsidePacket(DropReason.INTERNAL_ERROR);
         } finally {
             transmitter.flush();
         }

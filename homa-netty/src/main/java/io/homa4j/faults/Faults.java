@@ -44,11 +44,6 @@ public record Faults(double drop, double corrupt, double duplicate, double delay
         return new Faults(drop, corrupt, duplicate, probability, maxNanos);
     }
 
-    /** True when no fault can happen. */
-    public boolean isNone() {
-        return drop == 0 && corrupt == 0 && duplicate == 0 && delay == 0;
-    }
-
     private static void check(double p, String name) {
         if (!(p >= 0 && p <= 1)) {
             throw new IllegalArgumentException(name + " probability must be in [0, 1]: " + p);

@@ -47,36 +47,74 @@ public final class MetricsSnapshot {
     private final long bufferedBytes;
     private final long outgoingBytes;
 
-    MetricsSnapshot(Metrics m, int clientRpcs, int serverRpcs, long bufferedBytes, long outgoingBytes) {
-        this.packetsIn = m.packetsIn.clone();
-        this.packetsOut = m.packetsOut.clone();
-        this.drops = m.drops.clone();
-        this.clientFailures = m.clientFailures.clone();
-        this.bytesIn = m.bytesIn;
-        this.bytesOut = m.bytesOut;
-        this.dataBytesIn = m.dataBytesIn;
-        this.dataBytesOut = m.dataBytesOut;
-        this.retransmittedPackets = m.retransmittedPackets;
-        this.grantedBytes = m.grantedBytes;
-        this.clientCalls = m.clientCalls;
-        this.clientCompleted = m.clientCompleted;
-        this.clientAborted = m.clientAborted;
-        this.clientRestarts = m.clientRestarts;
-        this.requestsDelivered = m.requestsDelivered;
-        this.serverReplies = m.serverReplies;
-        this.serverFreedByAck = m.serverFreedByAck;
-        this.serverExpired = m.serverExpired;
-        this.serverFreedByPeer = m.serverFreedByPeer;
-        this.deadHandleReplies = m.deadHandleReplies;
-        this.listenerErrors = m.listenerErrors;
-        this.cutoffsUpdates = m.cutoffsUpdates;
-        this.sinkErrors = m.sinkErrors;
-        this.unreadableMessages = m.unreadableMessages;
-        this.handlerTimeouts = m.handlerTimeouts;
-        this.buffersReleasedByOwner = m.buffersReleasedByOwner;
-        this.grantedMessagesHighWater = m.grantedMessagesHighWater;
-        this.grantedBytesOutstandingHighWater = m.grantedBytesOutstandingHighWater;
-        this.bufferedBytesHighWater = m.bufferedBytesHighWater;
+    /**
+     * A snapshot of the given values: the engine takes one from its live counters (a test may build one). Each
+     * argument is the value of the accessor of the same name; the arrays are copied and are indexed by
+     * {@link PacketType#ordinal()} ({@code packetsIn}, {@code packetsOut}), {@link DropReason#ordinal()}
+     * ({@code drops}) and {@link ErrorCode#ordinal()} ({@code clientFailures}).
+     */
+    public MetricsSnapshot(long[] packetsIn,
+                           long[] packetsOut,
+                           long[] drops,
+                           long[] clientFailures,
+                           long bytesIn,
+                           long bytesOut,
+                           long dataBytesIn,
+                           long dataBytesOut,
+                           long retransmittedPackets,
+                           long grantedBytes,
+                           long clientCalls,
+                           long clientCompleted,
+                           long clientAborted,
+                           long clientRestarts,
+                           long requestsDelivered,
+                           long serverReplies,
+                           long serverFreedByAck,
+                           long serverExpired,
+                           long serverFreedByPeer,
+                           long deadHandleReplies,
+                           long listenerErrors,
+                           long cutoffsUpdates,
+                           long sinkErrors,
+                           long unreadableMessages,
+                           long handlerTimeouts,
+                           long buffersReleasedByOwner,
+                           int grantedMessagesHighWater,
+                           long grantedBytesOutstandingHighWater,
+                           long bufferedBytesHighWater,
+                           int clientRpcs,
+                           int serverRpcs,
+                           long bufferedBytes,
+                           long outgoingBytes) {
+        this.packetsIn = packetsIn.clone();
+        this.packetsOut = packetsOut.clone();
+        this.drops = drops.clone();
+        this.clientFailures = clientFailures.clone();
+        this.bytesIn = bytesIn;
+        this.bytesOut = bytesOut;
+        this.dataBytesIn = dataBytesIn;
+        this.dataBytesOut = dataBytesOut;
+        this.retransmittedPackets = retransmittedPackets;
+        this.grantedBytes = grantedBytes;
+        this.clientCalls = clientCalls;
+        this.clientCompleted = clientCompleted;
+        this.clientAborted = clientAborted;
+        this.clientRestarts = clientRestarts;
+        this.requestsDelivered = requestsDelivered;
+        this.serverReplies = serverReplies;
+        this.serverFreedByAck = serverFreedByAck;
+        this.serverExpired = serverExpired;
+        this.serverFreedByPeer = serverFreedByPeer;
+        this.deadHandleReplies = deadHandleReplies;
+        this.listenerErrors = listenerErrors;
+        this.cutoffsUpdates = cutoffsUpdates;
+        this.sinkErrors = sinkErrors;
+        this.unreadableMessages = unreadableMessages;
+        this.handlerTimeouts = handlerTimeouts;
+        this.buffersReleasedByOwner = buffersReleasedByOwner;
+        this.grantedMessagesHighWater = grantedMessagesHighWater;
+        this.grantedBytesOutstandingHighWater = grantedBytesOutstandingHighWater;
+        this.bufferedBytesHighWater = bufferedBytesHighWater;
         this.clientRpcs = clientRpcs;
         this.serverRpcs = serverRpcs;
         this.bufferedBytes = bufferedBytes;

@@ -1,10 +1,10 @@
 package io.homa4j.core.internal.grant;
 
 import io.homa4j.core.internal.incoming.IncomingMessage;
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.order.FirstCachingSet;
 import io.homa4j.core.internal.order.Ranked;
 import io.homa4j.core.internal.priority.ScheduledPriorities;
-import io.homa4j.core.metrics.Metrics;
 
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -2,10 +2,10 @@ package io.homa4j.core.internal.outgoing;
 
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.PacketSink;
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.order.FirstCachingSet;
 import io.homa4j.core.internal.order.Ranked;
 import io.homa4j.core.internal.pacer.Pacer;
-import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketEncoder;
 import io.homa4j.core.wire.PacketType;

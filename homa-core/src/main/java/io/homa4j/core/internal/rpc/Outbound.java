@@ -2,11 +2,11 @@ package io.homa4j.core.internal.rpc;
 
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.internal.message.MessageOwner;
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.outgoing.OutgoingMessage;
 import io.homa4j.core.internal.outgoing.Transmitter;
 import io.homa4j.core.internal.peer.Peer;
 import io.homa4j.core.internal.priority.UnscheduledCutoffs;
-import io.homa4j.core.metrics.Metrics;
 import io.netty.buffer.ByteBuf;
 
 /**

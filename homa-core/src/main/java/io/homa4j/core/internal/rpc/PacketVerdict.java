@@ -1,11 +1,12 @@
 package io.homa4j.core.internal.rpc;
 
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.metrics.DropReason;
-import io.homa4j.core.metrics.Metrics;
 
 /**
  * Whether the received packet in progress was dropped, and why: every drop is counted under exactly one reason,
- * the first one found, however many parts of the engine reject the packet. Engine thread only.
+ * the first one found, however many parts of the engine reject the packet. The only writer of the drop counters.
+ * Engine thread only.
  */
 public final class PacketVerdict {
     private final Metrics metrics;
@@ -26,6 +27,19 @@ public final class PacketVerdict {
             dropped = true;
             metrics.drop(reason);
         }
+    }
+
+    /**
+     * Counts a loss that belongs to no single packet (a failure after a burst was handled), whatever the verdict of
+     * the packet in progress.
+     */
+    public void dropOutsidePacket(DropReason reason) {
+        metrics.drop(reason);
+    }
+
+    /** Drops counted so far for {@code reason}. */
+    public long count(DropReason reason) {
+        return metrics.dropCount(reason);
     }
 
     public boolean dropped() {

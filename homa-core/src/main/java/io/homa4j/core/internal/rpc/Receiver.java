@@ -4,9 +4,9 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.core.internal.grant.GrantScheduler;
 import io.homa4j.core.internal.incoming.IncomingMessage;
 import io.homa4j.core.internal.message.MessageOwner;
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.peer.Peer;
 import io.homa4j.core.metrics.DropReason;
-import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
 

@@ -2,10 +2,10 @@ package io.homa4j.core.internal.rpc;
 
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcListener;
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.peer.PeerTable;
 import io.homa4j.core.internal.timer.SilenceRules;
 import io.homa4j.core.internal.timer.TickClock;
-import io.homa4j.core.metrics.Metrics;
 import io.netty.buffer.ByteBufAllocator;
 
 /**

@@ -2,8 +2,8 @@ package io.homa4j.core.internal.grant;
 
 import io.homa4j.core.internal.incoming.IncomingMessage;
 import io.homa4j.core.internal.message.MessageOwner;
+import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.priority.ScheduledPriorities;
-import io.homa4j.core.metrics.Metrics;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketEncoder;
 import io.netty.buffer.ByteBuf;

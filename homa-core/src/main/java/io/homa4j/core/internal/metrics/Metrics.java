@@ -1,42 +1,46 @@
-package io.homa4j.core.metrics;
+package io.homa4j.core.internal.metrics;
 
 import io.homa4j.core.ErrorCode;
+import io.homa4j.core.metrics.DropReason;
+import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.core.wire.PacketType;
 
 /**
- * The engine's live counters and high-water marks. Mutated only on the engine's thread; read it through
- * {@link #snapshot}. Counters are plain fields: the engine is single-threaded and the snapshot is a copy.
+ * The engine's live counters and high-water marks: their one owner. Each is changed only by a method here, called
+ * by the part of the engine that sees the event (drops only through {@code rpc.PacketVerdict}, dead-handle replies
+ * only by {@code rpc.ServerCalls}); applications see the immutable {@link MetricsSnapshot} that {@link #snapshot}
+ * copies. Engine thread only: counters are plain fields.
  */
 public final class Metrics {
-    final long[] packetsIn = new long[PacketType.values().length];
-    final long[] packetsOut = new long[PacketType.values().length];
-    final long[] drops = new long[DropReason.values().length];
-    final long[] clientFailures = new long[ErrorCode.values().length];
-    long bytesIn;
-    long bytesOut;
-    long dataBytesIn;
-    long dataBytesOut;
-    long retransmittedPackets;
-    long grantedBytes;
-    long clientCalls;
-    long clientCompleted;
-    long clientAborted;
-    long clientRestarts;
-    long requestsDelivered;
-    long serverReplies;
-    long serverFreedByAck;
-    long serverExpired;
-    long serverFreedByPeer;
-    long deadHandleReplies;
-    long listenerErrors;
-    long cutoffsUpdates;
-    long sinkErrors;
-    long unreadableMessages;
-    long handlerTimeouts;
-    long buffersReleasedByOwner;
-    int grantedMessagesHighWater;
-    long grantedBytesOutstandingHighWater;
-    long bufferedBytesHighWater;
+    private final long[] packetsIn = new long[PacketType.values().length];
+    private final long[] packetsOut = new long[PacketType.values().length];
+    private final long[] drops = new long[DropReason.values().length];
+    private final long[] clientFailures = new long[ErrorCode.values().length];
+    private long bytesIn;
+    private long bytesOut;
+    private long dataBytesIn;
+    private long dataBytesOut;
+    private long retransmittedPackets;
+    private long grantedBytes;
+    private long clientCalls;
+    private long clientCompleted;
+    private long clientAborted;
+    private long clientRestarts;
+    private long requestsDelivered;
+    private long serverReplies;
+    private long serverFreedByAck;
+    private long serverExpired;
+    private long serverFreedByPeer;
+    private long deadHandleReplies;
+    private long listenerErrors;
+    private long cutoffsUpdates;
+    private long sinkErrors;
+    private long unreadableMessages;
+    private long handlerTimeouts;
+    private long buffersReleasedByOwner;
+    private int grantedMessagesHighWater;
+    private long grantedBytesOutstandingHighWater;
+    private long bufferedBytesHighWater;
 
     public void packetIn(PacketType type, int bytes) {
         packetsIn[type.ordinal()]++;
@@ -167,6 +171,6 @@ public final class Metrics {
 
     /** A copy of every counter plus the given current gauges. */
     public MetricsSnapshot snapshot(int clientRpcs, int serverRpcs, long bufferedBytes, long outgoingBytes) {
-        return new MetricsSnapshot(this, clientRpcs, serverRpcs, bufferedBytes, outgoingBytes);
+        return new MetricsSnapshot(packetsIn, packetsOut, drops, clientFailures, bytesIn, bytesOut, dataBytesIn, dataBytesOut, retransmittedPackets, grantedBytes, clientCalls, clientCompleted, clientAborted, clientRestarts, requestsDelivered, serverReplies, serverFreedByAck, serverExpired, serverFreedByPeer, deadHandleReplies, listenerErrors, cutoffsUpdates, sinkErrors, unreadableMessages, handlerTimeouts, buffersReleasedByOwner, grantedMessagesHighWater, grantedBytesOutstandingHighWater, bufferedBytesHighWater, clientRpcs, serverRpcs, bufferedBytes, outgoingBytes);
     }
 }
