@@ -51,19 +51,9 @@ final class FaultsCommand implements Command {
         HomaConfig config = HomaConfig.builder().rttMicros(args.intValue("rtt-us", 100, 1, 1_000_000))
                 .maxMessageBytes(maxMessage).build();
         boolean verbose = Boolean.parseBoolean(args.string("verbose", "false"));
-        FaultPlan.Handler handler;
-        switch (args.string("handler", "echo")) {
-            case "echo":
-                handler = FaultPlan.Handler.ECHO;
-                break;
-            case "never-reply":
-                handler = FaultPlan.Handler.NEVER_REPLY;
-                break;
-            case "released-reply":
-                handler = FaultPlan.Handler.RELEASED_REPLY;
-                break;
-            default:
-                throw new UsageException("faults: --handler is echo, never-reply or released-reply");
+        FaultPlan.Handler handler = FaultPlan.Handler.fromOption(args.string("handler", "echo"));
+        if (handler == null) {
+            throw new UsageException("faults: --handler is echo, never-reply or released-reply");
         }
         Faults others = new Faults(0, corrupt, duplicate, delay, delay > 0 ? maxDelayNanos : 0);
 
@@ -81,6 +71,10 @@ final class FaultsCommand implements Command {
             out.println("    filter towards server: " + counts(outcome.towardsServer()) + "; towards client: "
                     + counts(outcome.towardsClient()) + "; handler runs " + outcome.handlerRuns()
                     + "; engine drops " + outcome.engineDrops());
+            if (outcome.deadlineLatenessText() != null) {
+                out.println("    deadline lateness (DEADLINE_EXCEEDED after the deadline): "
+                        + outcome.deadlineLatenessText());
+            }
             outcome.failureSamples().forEach(f -> out.println("    failed: " + f));
             if (verbose || !outcome.everyCallEnded()) {
                 outcome.engineMetrics().lines().forEach(line -> out.println("    " + line));

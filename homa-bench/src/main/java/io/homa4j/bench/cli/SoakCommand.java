@@ -1,5 +1,6 @@
 package io.homa4j.bench.cli;
 
+import io.homa4j.bench.faults.FaultPlan;
 import io.homa4j.bench.soak.LeakCounter;
 import io.homa4j.bench.soak.SoakPlan;
 import io.homa4j.bench.soak.SoakResult;
@@ -19,9 +20,12 @@ final class SoakCommand implements Command {
     static final String USAGE = String.join("\n",
             "  soak     --minutes M [--loss 0.05] [--concurrency 4] [--workload w4] [--max-message 1000000]",
             "           [--seed 1] [--progress-seconds 10] [--drain-seconds 30] [--rtt-us 100]",
-            "           echo calls under random loss; progress lines with memory; exit 1 on a lost call or leak");
+            "           [--handler echo|never-reply|released-reply] [--attack-rate 0] [--attack-ports 16]",
+            "           echo calls under random loss; progress lines with memory; exit 1 on a lost call or leak;",
+            "           --handler mishandles every tenth request; --attack-rate sends that many forged first",
+            "           packets of max-message requests per second (memory attack)");
     private static final Set<String> OPTIONS = Set.of("minutes", "loss", "concurrency", "workload", "max-message",
-            "seed", "progress-seconds", "drain-seconds", "rtt-us");
+            "seed", "progress-seconds", "drain-seconds", "rtt-us", "handler", "attack-rate", "attack-ports");
 
     @Override
     public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
@@ -32,6 +36,16 @@ final class SoakCommand implements Command {
                         + "  mismatched %d  untyped %d  lost %d  (%.0f calls/s)",
                 result.started(), result.completed(), result.failed(), result.failedByCode(), result.mismatched(),
                 result.untyped(), result.lost(), result.callsPerSecond()));
+        out.println("calls ended vs started: " + result.ended() + " / " + result.started());
+        if (result.attack() != null) {
+            SoakResult.Attack a = result.attack();
+            out.println(String.format(Locale.ROOT, "attack: %d forged packets (%d B on the wire), %d B reflected:"
+                            + " %.2f B reflected per forged packet (%.2fx); server buffered high-water %d B (real"
+                            + " calls included): at most %.2f B pinned per attacker byte",
+                    a.forgedPackets(), a.forgedBytesOnWire(), a.reflectedBytes(), a.reflectedBytesPerPacket(),
+                    a.forgedPackets() == 0 ? 0 : a.reflectedBytesPerPacket() * a.forgedPackets()
+                            / a.forgedBytesOnWire(), a.bufferedHighWater(), a.pinnedPerAttackerByte()));
+        }
         out.println(result.leaks() < 0 ? "leaks: not counted (a leak detector was set up before the soak started)"
                 : "leaks: " + result.leaks() + " reported by Netty's leak detector");
         out.println(result.passed() ? "soak: PASSED" : "soak: FAILED");
@@ -48,7 +62,15 @@ final class SoakCommand implements Command {
         double progress = args.doubleValue("progress-seconds", 10.0, 0, 3_600);
         double drain = args.doubleValue("drain-seconds", 30.0, 0, 3_600);
         int rttUs = args.intValue("rtt-us", ClientCommand.DEFAULT_RTT_US, 1, 1_000_000);
-        return new SoakPlan(minutes * 60, loss, concurrency, workload, seed, progress, drain, rttUs);
+        FaultPlan.Handler handler = FaultPlan.Handler.fromOption(args.string("handler", "echo"));
+        if (handler == null) {
+            throw new UsageException("soak: --handler is echo, never-reply or released-reply");
+        }
+        double attackRate = args.string("attack-rate", null) == null ? 0
+                : args.doubleValue("attack-rate", null, 0, 100_000);
+        int attackPorts = args.intValue("attack-ports", 16, 1, 1_024);
+        return new SoakPlan(minutes * 60, loss, concurrency, workload, seed, progress, drain, rttUs, handler,
+                attackRate, attackPorts);
     }
 
     /** A probability in [0, max]: unlike {@link Args#doubleValue}, 0 is allowed (no loss). */

@@ -25,15 +25,28 @@ import java.util.TreeMap;
  * @param failureSamples  the messages of the first few failures, for diagnosis
  * @param engineMetrics   both engines' counters at the end of the run (packets by type, drops by reason), for
  *                        diagnosis
+ * @param deadlineLatenessNanos how late each DEADLINE_EXCEEDED completed after its call's deadline, sorted
  */
 public record FaultOutcome(Faults faults, int calls, int exact, int wrongBytes, Map<ErrorCode, Integer> failedByCode,
                            int untyped, int unfinished, long handlerRuns, long engineDrops, long durationNanos,
                            FaultCounts towardsServer, FaultCounts towardsClient, List<String> failureSamples,
-                           String engineMetrics) {
+                           String engineMetrics, long[] deadlineLatenessNanos) {
 
     public FaultOutcome {
         failedByCode = Map.copyOf(new TreeMap<>(failedByCode));
         failureSamples = List.copyOf(failureSamples);
+        deadlineLatenessNanos = deadlineLatenessNanos.clone();
+        java.util.Arrays.sort(deadlineLatenessNanos);
+    }
+
+    /** The lateness of DEADLINE_EXCEEDED outcomes as {@code n=.. p50=..ms p99=..ms max=..ms}, or null for none. */
+    public String deadlineLatenessText() {
+        long[] l = deadlineLatenessNanos;
+        if (l.length == 0) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "n=%d p50=%.2f ms p99=%.2f ms max=%.2f ms", l.length,
+                l[(l.length - 1) / 2] / 1e6, l[(int) Math.ceil(l.length * 0.99) - 1] / 1e6, l[l.length - 1] / 1e6);
     }
 
     public int failed() {

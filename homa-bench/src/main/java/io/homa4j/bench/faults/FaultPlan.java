@@ -24,7 +24,17 @@ public record FaultPlan(Faults faults, int calls, Workload workload, int maxOuts
         /** Never replies to every tenth request: the client's deadline (2 s in this run) must end those calls. */
         NEVER_REPLY,
         /** Replies to every tenth request with a buffer it then releases (a misuse the engine must absorb). */
-        RELEASED_REPLY
+        RELEASED_REPLY;
+
+        /** The handler named on the command line (echo, never-reply, released-reply), or null for another name. */
+        public static Handler fromOption(String name) {
+            for (Handler h : values()) {
+                if (h.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-').equals(name)) {
+                    return h;
+                }
+            }
+            return null;
+        }
     }
 
     /** The client's default deadline when the handler may never reply: short, so such calls end within the run. */

@@ -33,18 +33,21 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FaultRun {
     private static final int MAX_SAMPLES = 5;
     private final FaultPlan plan;
+    private final MisbehavingEcho handler;
     private final AtomicInteger exact = new AtomicInteger();
     private final AtomicInteger wrongBytes = new AtomicInteger();
     private final AtomicInteger untyped = new AtomicInteger();
     private final Map<ErrorCode, AtomicInteger> failed = new EnumMap<>(ErrorCode.class);
-    private final AtomicLong handlerRuns = new AtomicLong();
     private final AtomicLong lastEndNanos = new AtomicLong();
+    /** How late each DEADLINE_EXCEEDED came, after the call's deadline (on the event loop's clock reading). */
+    private final Queue<Long> deadlineLateness = new ConcurrentLinkedQueue<>();
     private final AtomicInteger ended = new AtomicInteger();
     private final Object endSignal = new Object();
     private final Queue<String> failureSamples = new ConcurrentLinkedQueue<>();
 
     public FaultRun(FaultPlan plan) {
         this.plan = plan;
+        this.handler = new MisbehavingEcho(plan.handler());
         for (ErrorCode code : ErrorCode.values()) {
             failed.put(code, new AtomicInteger());
         }
@@ -64,21 +67,8 @@ public final class FaultRun {
         String engines;
         try (HomaEndpoint server = HomaEndpoint.builder().config(plan.config()).build();
              HomaEndpoint client = HomaEndpoint.builder().config(plan.config()).packetFilter(injector)
-                     .defaultCallTimeout(plan.handler() == FaultPlan.Handler.NEVER_REPLY
-                             ? FaultPlan.NEVER_REPLY_DEADLINE : Duration.ofSeconds(30)).build()) {
-            server.serve((ctx, request) -> {
-                long run = handlerRuns.incrementAndGet();
-                if (run % 10 == 0 && plan.handler() == FaultPlan.Handler.NEVER_REPLY) {
-                    return; // the client's deadline ends the call, and it tells the server
-                }
-                if (run % 10 == 0 && plan.handler() == FaultPlan.Handler.RELEASED_REPLY) {
-                    ByteBuf copy = request.copy();
-                    ctx.reply(copy);
-                    copy.release(); // the misuse: the endpoint owns it now
-                    return;
-                }
-                ctx.reply(request.retain());
-            });
+                     .defaultCallTimeout(handler.clientDeadline()).build()) {
+            server.serve(handler);
             unfinished = issueAndWait(client, server);
             engineDrops = drops(client) + drops(server);
             engines = "client " + client.metrics() + System.lineSeparator() + "server " + server.metrics();
@@ -91,8 +81,9 @@ public final class FaultRun {
             }
         });
         return new FaultOutcome(plan.faults(), plan.calls(), exact.get(), wrongBytes.get(), byCode, untyped.get(),
-                unfinished, handlerRuns.get(), engineDrops, duration, injector.outboundCounts(), injector.inboundCounts(),
-                List.copyOf(failureSamples), engines);
+                unfinished, handler.runs(), engineDrops, duration, injector.outboundCounts(), injector.inboundCounts(),
+                List.copyOf(failureSamples), engines,
+                deadlineLateness.stream().mapToLong(Long::longValue).toArray());
     }
 
     /** Returns the number of calls that never ended (cancelled here). */
@@ -108,9 +99,13 @@ public final class FaultRun {
             int length = plan.workload().sample(lengths);
             ByteBuf request = Payloads.random(length, plan.seed() * 1_000_003L + issued);
             int crc = Payloads.crc32c(request);
+            long deadline = System.nanoTime() + handler.clientDeadline().toNanos();
             CompletableFuture<ByteBuf> call = client.call(server.localAddress(), request);
             calls[issued] = call;
             call.whenComplete((response, error) -> {
+                if (error instanceof HomaException e && e.code() == ErrorCode.DEADLINE_EXCEEDED) {
+                    deadlineLateness.add(System.nanoTime() - deadline);
+                }
                 classify(length, crc, response, error);
                 slots.release();
             });
