@@ -140,7 +140,8 @@ public final class HomaEndpointBuilder {
 
     /**
      * Fault injection between engine and sockets (tests, experiments); default none. One per endpoint. The
-     * filter is installed in front of each socket only when set, and such an endpoint sends no GSO batches.
+     * filter is installed in front of each socket only when set, and such an endpoint sends no GSO batches and
+     * reads without UDP GRO, so the filter sees every datagram alone.
      *
      * @param filter what to do to each datagram in and out
      * @return this builder

@@ -501,15 +501,7 @@ class EndpointFuzzTest {
                     case REPLY_LATER -> {
                         ByteBuf kept = request.retain();
                         stillBusy = true;
-                        LATER.schedule(() -> {
-                            try {
-                                ctx.reply(kept);
-                            } catch (RuntimeException e) {
-                                surprise(e);
-                            } finally {
-                                handlersBusy.decrementAndGet();
-                            }
-                        }, parameter, TimeUnit.MILLISECONDS);
+                        LATER.schedule(finishLater(() -> ctx.reply(kept)), parameter, TimeUnit.MILLISECONDS);
                     }
                     case BLOCK_THEN_ECHO -> {
                         Thread.sleep(parameter % 40); // a handler that blocks, on the loop or an executor
@@ -526,32 +518,18 @@ class EndpointFuzzTest {
                             stillBusy = false;
                             throw refused;
                         }
-                        inner.whenComplete((bytes, failure) -> {
-                            try {
-                                if (failure != null) {
-                                    ctx.fail("nested call failed: " + failure);
-                                } else {
-                                    ctx.reply(bytes);
-                                }
-                            } catch (RuntimeException e) {
-                                surprise(e);
-                            } finally {
-                                handlersBusy.decrementAndGet();
+                        inner.whenComplete((bytes, failure) -> finishLater(() -> {
+                            if (failure != null) {
+                                ctx.fail("nested call failed: " + failure);
+                            } else {
+                                ctx.reply(bytes);
                             }
-                        });
+                        }).run());
                     }
                     default -> { // REPLY_WHEN_CANCELLED: a reply to a dead RPC is dropped, and releases its buffer
                         ByteBuf kept = request.retain();
                         stillBusy = true;
-                        ctx.onCancel(() -> {
-                            try {
-                                ctx.reply(kept);
-                            } catch (RuntimeException e) {
-                                surprise(e);
-                            } finally {
-                                handlersBusy.decrementAndGet();
-                            }
-                        });
+                        ctx.onCancel(finishLater(() -> ctx.reply(kept)));
                     }
                 }
             } finally {
@@ -561,10 +539,22 @@ class EndpointFuzzTest {
             }
         }
 
-        private void surprise(Throwable t) {
-            synchronized (handlerSurprises) {
-                handlerSurprises.add(t);
-            }
+        /**
+         * The end of a handler that answers later: runs {@code answer} (which the API must not make throw), then
+         * counts the handler as done.
+         */
+        private Runnable finishLater(Runnable answer) {
+            return () -> {
+                try {
+                    answer.run();
+                } catch (RuntimeException e) {
+                    synchronized (handlerSurprises) {
+                        handlerSurprises.add(e);
+                    }
+                } finally {
+                    handlersBusy.decrementAndGet();
+                }
+            };
         }
 
         // ---- the checks ----

@@ -219,8 +219,10 @@ public final class UdpTransport {
                     ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES * RECV_SLOTS, handOnPending);
                     ChannelHandler handlers = beforeInbound == null ? inbound
                             : pipelineOf(beforeInbound.apply(level), inbound);
+                    // An extra handler (a fault filter) judges datagrams one by one, so its sockets read without
+                    // GRO: a coalesced run of up to 45 packets would otherwise be one datagram to it.
                     Bootstrap bootstrap = bootstrap(kind, loop, address, config, socketBufferBytes, reusePort, level,
-                            handlers, readBuffer);
+                            handlers, readBuffer, beforeInbound == null);
                     sockets[i] = bootstrap.bind(address, target).syncUninterruptibly().channel();
                     sockets[i].closeFuture().addListener(closed -> readBuffer.releaseHeld());
                 }
@@ -249,7 +251,7 @@ public final class UdpTransport {
 
     private static Bootstrap bootstrap(Kind kind, EventLoop loop, InetAddress address, HomaConfig config,
                                        int socketBufferBytes, boolean reusePort, int level, ChannelHandler inbound,
-                                       ReusedReadBuffer readBuffer) {
+                                       ReusedReadBuffer readBuffer, boolean gro) {
         SocketProtocolFamily family = address instanceof Inet6Address
                 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         // One byte more than the largest valid packet, so a longer (truncated) datagram is recognisable.
@@ -267,7 +269,7 @@ public final class UdpTransport {
                     // under edge triggering (under overload we saw sockets sit full while the loop ran).
                     .option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .option(EpollChannelOption.SO_REUSEPORT, true)
-                    .option(EpollChannelOption.UDP_GRO, true)
+                    .option(EpollChannelOption.UDP_GRO, gro)
                     .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, RECV_SLOT_BYTES)
                     // A recvmmsg buffer is larger than what Netty 4.2's default adaptive allocator pools: it
                     // malloc'd, zeroed and freed one per read (seen in netlab profiles as Unsafe.setMemory/
