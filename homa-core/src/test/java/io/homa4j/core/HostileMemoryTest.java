@@ -126,4 +126,27 @@ class HostileMemoryTest {
         assertEquals(RoundTripTest.expectedChecksum(5_000_000, 13), client.responses.get(id)[1]);
         assertTrue(server.engine.metrics().bufferedBytesHighWater() <= 5_000_000);
     }
+
+    @Test
+    void aFewForgedFirstPacketsPerSecondDoNotStopTheGrantsOfRealRequests() {
+        // Found by `soak --attack-rate 32`: each forged first packet claims its whole message as sent unscheduled
+        // (its `incoming`), which counted as in flight towards the server until the RPC expired (abortTicks): one
+        // claim above maxIncomingBytes stopped every grant, and 32 a second took a real client from 932 calls/s
+        // to 2. A sender's claim now counts up to the server's own unscheduled allowance, and not at all once the
+        // sender fell silent (the RESEND moment): bytes that do not come are not on their way.
+        TestNet.Node client = net.node("client", HomaConfig.defaults());
+        int claimed = 16 << 20;
+        long forgedId = 2;
+        long id = client.call(server, 2_000_000, 21);
+        long end = net.now() + 500 * MS;
+        for (int port = 0; net.now() < end && !client.done(id); port++) {
+            InetSocketAddress forger = new InetSocketAddress("198.18.9.9", 6000 + port % 16);
+            net.inject(forger, server, forgedRequestData(ByteBufAllocator.DEFAULT, forgedId += 2, claimed, 0,
+                    SEGMENT));
+            net.runFor(30 * MS); // about 33 forged packets a second
+        }
+        assertTrue(client.responses.containsKey(id), () -> "the real 2 MB call did not complete in 500 ms under"
+                + " the attack: " + client.failures.get(id) + ", server granted " + server.engine.metrics());
+        assertEquals(0, server.engine.metrics().drops(DropReason.INTERNAL_ERROR));
+    }
 }

@@ -93,7 +93,7 @@ public final class GrantScheduler {
 
     /** A new incoming message: its unscheduled bytes count as outstanding; it waits for grants if longer. */
     public void added(IncomingMessage m) {
-        outstanding += m.outstandingBytes();
+        outstanding += inFlight(m);
         if (m.granted() < m.length()) {
             active.add(m);
             activeByAge.add(m);
@@ -107,7 +107,8 @@ public final class GrantScheduler {
      * {@link #afterUpdate}. It stays in {@code activeByAge}: its key, the arrival order, never changes.
      */
     public void beforeUpdate(IncomingMessage m) {
-        outstanding -= m.outstandingBytes();
+        outstanding -= inFlight(m);
+        m.senderSilent(false); // it sent a packet: what it owes is on its way again
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
@@ -116,7 +117,7 @@ public final class GrantScheduler {
 
     /** Call after {@link IncomingMessage#accept}: re-inserts with the new counters. */
     public void afterUpdate(IncomingMessage m) {
-        outstanding += m.outstandingBytes();
+        outstanding += inFlight(m);
         if (activeMembers.contains(m)) {
             // A packet may raise the grant to the whole message (a retransmission's incoming): then m leaves.
             boolean stillActive = m.granted() < m.length();
@@ -135,7 +136,7 @@ public final class GrantScheduler {
 
     /** The message is complete or its RPC is gone. */
     public void removed(IncomingMessage m) {
-        outstanding -= m.outstandingBytes();
+        outstanding -= inFlight(m);
         if (activeMembers.contains(m)) {
             deactivate(m);
         }
@@ -155,6 +156,24 @@ public final class GrantScheduler {
         }
     }
 
+    /**
+     * The sender of {@code m} fell silent (the receiver is about to ask it to resend): the bytes it owes are not on
+     * their way, so they stop counting against {@code maxIncomingBytes} until its next packet, and it gets no
+     * grants meanwhile. Without this, a forged first packet claiming a whole message as sent unscheduled held that
+     * claim against the cap until its RPC expired, and a few such packets a second stopped every real grant.
+     */
+    public void senderSilent(IncomingMessage m) {
+        if (!m.senderSilent()) {
+            outstanding -= m.outstandingBytes();
+            m.senderSilent(true);
+        }
+    }
+
+    /** What {@code m} counts against {@code maxIncomingBytes}: its missing granted bytes, unless its sender is silent. */
+    private static long inFlight(IncomingMessage m) {
+        return m.senderSilent() ? 0 : m.outstandingBytes();
+    }
+
     /** Issues every grant the policy allows now. */
     public void schedule(GrantSender sender) {
         if (active.isEmpty()) {
@@ -171,7 +190,7 @@ public final class GrantScheduler {
         for (int rank = 0; rank < ranked; rank++) {
             IncomingMessage m = active.pick(rank);
             int priority = priorities.levelFor(rank, ranked);
-            if (grantedSet.size() >= maxOvercommit && !grantedSet.contains(m)) {
+            if (m.senderSilent() || grantedSet.size() >= maxOvercommit && !grantedSet.contains(m)) {
                 continue;
             }
             int delta = grantAmount(m, m.receivedBytes() + window, minIncrement);
@@ -235,7 +254,7 @@ public final class GrantScheduler {
             return;
         }
         IncomingMessage oldest = activeByAge.first();
-        if (oldest.outstandingBytes() >= fifoIncrement) {
+        if (oldest.senderSilent() || oldest.outstandingBytes() >= fifoIncrement) {
             return; // the last increment has not arrived yet; keep the credit
         }
         long want = Math.min(fifoIncrement, (long) fifoCredit);

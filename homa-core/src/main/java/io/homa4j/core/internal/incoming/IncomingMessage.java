@@ -49,6 +49,7 @@ public final class IncomingMessage implements Ranked {
     private boolean emptySeen;
     private int receivedBytes;
     private int granted;
+    private boolean senderSilent;
     private long reservedBytes;
 
     /**
@@ -240,6 +241,19 @@ public final class IncomingMessage implements Ranked {
     /** Receives one missing range {@code [start, end)}. */
     public interface GapVisitor {
         void gap(int start, int end);
+    }
+
+    /**
+     * Whether the sender fell silent: it owes bytes and sent none for a RESEND interval. Grant scheduler only:
+     * while set, the message's missing bytes are not counted as on their way.
+     */
+    public boolean senderSilent() {
+        return senderSilent;
+    }
+
+    /** Sets {@link #senderSilent()} (grant scheduler only). */
+    public void senderSilent(boolean silent) {
+        senderSilent = silent;
     }
 
     /** Bytes granted (unscheduled included) that have not arrived. */

@@ -78,10 +78,22 @@ public final class Receiver {
      * segments arrive ({@link #receiveSegment}).
      */
     IncomingMessage open(MessageOwner owner, DataHeader first) {
-        IncomingMessage m = new IncomingMessage(owner, first.messageLength(), first.error(), first.incoming(),
+        // What the sender claims to send unscheduled counts as on its way; a claim beyond this receiver's own
+        // allowance is not taken on trust (a forger claims whole messages): beyond it the receiver grants.
+        int claimed = Math.min(first.incoming(), Math.max(config.unscheduledBytes(),
+                first.offset() + first.segmentLength()));
+        IncomingMessage m = new IncomingMessage(owner, first.messageLength(), first.error(), claimed,
                 clock.nextSequence());
         grants.added(m);
         return m;
+    }
+
+    /**
+     * The sender of {@code m} owes bytes and sent none for a RESEND interval: they stop counting as on their way
+     * (see {@link GrantScheduler#senderSilent}) until it sends again.
+     */
+    void senderSilent(IncomingMessage m) {
+        grants.senderSilent(m);
     }
 
     /** Charges {@code bytes} more of {@code m} to the buffer limits. */

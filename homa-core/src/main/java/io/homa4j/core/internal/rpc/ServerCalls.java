@@ -419,7 +419,10 @@ public final class ServerCalls extends RpcHalf {
                     expire(rpc);
                 } else if (rpc.isAddressProven() ? silenceRules.resendDue(silentTicks)
                         : silent.takeProbe(silenceRules, silenceRules.resendTicks(), true)) {
+                    receiver.senderSilent(request);
                     control.requestGaps(rpc, request);
+                } else if (silentTicks >= silenceRules.resendTicks()) {
+                    receiver.senderSilent(request); // an unproven client past its probes: still silent
                 }
                 return;
             }
