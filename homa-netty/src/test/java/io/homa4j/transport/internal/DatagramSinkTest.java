@@ -58,6 +58,39 @@ class DatagramSinkTest {
         }
     }
 
+    /**
+     * A message's unscheduled bytes go out at one level and, once the receiver's GRANT arrives in the same turn,
+     * its granted bytes at another: the sockets must reach the kernel in that order, whatever the level numbers.
+     */
+    @Test
+    void socketsAreFlushedInTheOrderOfTheirFirstWriteNotByLevel() {
+        Channel[] byLevel = levels(8);
+        List<Integer> flushed = new ArrayList<>();
+        for (int i = 0; i < byLevel.length; i++) {
+            int level = i;
+            byLevel[i].pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+                @Override
+                public void flush(ChannelHandlerContext ctx) {
+                    flushed.add(level);
+                    ctx.flush();
+                }
+            });
+        }
+        for (boolean gso : new boolean[] {false, true}) {
+            flushed.clear();
+            DatagramSink sink = new DatagramSink(byLevel, counters, gso ? GSO : null);
+            sink.send(PEER_A, 5, packet(FULL, 0)); // unscheduled bytes
+            sink.send(PEER_A, 5, packet(FULL, 1));
+            sink.send(PEER_A, 7, packet(40, 2));   // a control packet
+            sink.send(PEER_A, 2, packet(FULL, 3)); // granted bytes
+            sink.send(PEER_A, 5, packet(FULL, 4)); // another unscheduled message
+            sink.flushNow();
+            assertEquals(List.of(5, 7, 2), flushed, "GSO " + gso);
+            sink.flushNow();
+            assertEquals(List.of(5, 7, 2), flushed, "nothing left to flush");
+        }
+    }
+
     private static ByteBuf packet(int length, int fill) {
         ByteBuf b = Unpooled.directBuffer(length);
         for (int i = 0; i < length; i++) {

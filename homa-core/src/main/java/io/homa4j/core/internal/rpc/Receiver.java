@@ -50,7 +50,7 @@ public final class Receiver {
      * The message is not created then, so a refused first packet leaves nothing behind.
      */
     DropReason firstSegmentRefusal(Peer peer, int length, DataHeader data) {
-        long growth = IncomingMessage.growthFor(length, 0, 0, data.offset(), data.segmentLength());
+        long growth = IncomingMessage.growthFor(length, 0, 0, 0, data.offset(), data.segmentLength());
         return growth < 0 ? DropReason.AHEAD_OF_DATA : bufferLimitFor(peer, growth);
     }
 
