@@ -34,6 +34,12 @@ RTT_US=auto
 HOMA_MIN_RTT_US=0
 PROTOCOLS=homa,tcp
 BUFFER_PKTS=200
+HOST_QUEUES=fifo   # the hosts' NICs: fifo or prio (netlab.sh --host-queues)
+# Threads (kernel names, an extended regex) given real-time priority (SCHED_FIFO 1) in every rack JVM once the
+# clients start; empty: none. Default: the clients' generators (OpenLoopDriver.THREAD_NAME). Four hosts share two
+# cores here, and a generator woken late sends late, which makes the run OVERLOADED for a reason no real host has;
+# the generators sleep between arrivals and spin at most 200 us before one, so they take little from the rest.
+REALTIME_THREADS=bench-driver
 JAR="$repo/homa-bench/target/homa-bench.jar"
 CLASSPATH_=""     # --classpath: run io.homa4j.bench.Main from this class path instead of -jar $JAR
 JAVA=java
@@ -53,6 +59,7 @@ usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0
                   [--max-message B] [--rtt-us N|auto] [--protocols homa,tcp] [--buffer-pkts N] [--warmup S]
                   [--seed S] [--tcp-connections N] [--max-outstanding N] [--jar PATH] [--prefix homa-...]
                   [--clients N] [--load-mbps M] [--homa-min-rtt-us N] [--java PATH] [--classpath CP]
+                  [--host-queues fifo|prio] [--realtime-threads REGEX]
   --clients N: clients only in hosts 1..N (servers in every host); --load-mbps M: each client's request
   bits per second, instead of the rate derived from --load (load x link / 2, for all-to-all echo traffic)
   --java/--classpath: the java binary and a class path holding io.homa4j.bench.Main (instead of java -jar JAR;
@@ -82,6 +89,8 @@ while (($#)); do
     --homa-min-rtt-us) HOMA_MIN_RTT_US=${2:?}; shift 2 ;;
     --protocols) PROTOCOLS=${2:?}; shift 2 ;;
     --buffer-pkts) BUFFER_PKTS=${2:?}; shift 2 ;;
+    --host-queues) HOST_QUEUES=${2:?}; shift 2 ;;
+    --realtime-threads) REALTIME_THREADS=${2?}; shift 2 ;;
     --seed) SEED=${2:?}; shift 2 ;;
     --tcp-connections) TCP_CONNECTIONS=${2:?}; shift 2 ;;
     --max-outstanding) MAX_OUTSTANDING=${2:?}; shift 2 ;;
@@ -128,6 +137,32 @@ netlab() { "$here/netlab.sh" "$@" --prefix "$PREFIX"; }
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 addr() { echo "198.18.0.$1"; }
+
+# Gives the threads named like REALTIME_THREADS in the given JVMs SCHED_FIFO priority 1. Polls for up to 3 s
+# (the generators are named when the clients start), ending early once every JVM has a generator so prioritised.
+realtime_threads() {
+  [[ -n "$REALTIME_THREADS" ]] || return 0
+  command -v chrt >/dev/null || { log "chrt is missing: no real-time priority for $REALTIME_THREADS"; return 0; }
+  local pid task name done_tids=" " until=$((SECONDS + 3)) missing
+  while :; do
+    missing=0
+    for pid in "$@"; do
+      local found=0
+      for task in /proc/"$pid"/task/*; do
+        name=$(cat "$task/comm" 2>/dev/null) || continue
+        [[ "$name" =~ ^($REALTIME_THREADS)$ ]] || continue
+        [[ "$name" == bench-driver ]] && found=1
+        [[ "$done_tids" == *" ${task##*/} "* ]] && continue
+        chrt -f -p 1 "${task##*/}" >/dev/null 2>&1 || log "chrt failed for thread $name of pid $pid"
+        done_tids+="${task##*/} "
+      done
+      ((found)) || missing=1
+    done
+    ((missing && SECONDS < until)) || break
+    sleep 0.1
+  done
+  log "real-time priority (SCHED_FIFO 1) for threads ^($REALTIME_THREADS)\$: $(($(wc -w <<<"$done_tids"))) threads"
+}
 
 jvm_pids=()
 stop_jvms() {
@@ -190,7 +225,7 @@ port_report() {   # protocol before after -> one CSV line per port: protocol,por
 }
 
 # --- the rack -----------------------------------------------------------------------------------------------
-netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" | tee -a "$OUT/run.log"
+netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" --host-queues "$HOST_QUEUES" | tee -a "$OUT/run.log"
 if [[ "$RTT_US" == auto ]]; then
   on 2 python3 "$here/nettool.py" udp-echo --port 9000 --duration 20 --reflect-tos >/dev/null &
   echo_pid=$!
@@ -211,7 +246,7 @@ log "rack: $HOSTS hosts, link $LINK_MBPS Mbit/s, switch buffers $BUFFER_PKTS pkt
   "bench: --link-mbps $LINK_MBPS, rack RTT $RTT_US us, Homa --rtt-us $HOMA_RTT_US; workload $WORKLOAD (max $MAX_MESSAGE B) at load $LOAD" \
   "= $request_mbps Mbit/s of requests per client ($CLIENTS clients), warmup $WARMUP s + $DURATION s"
 {
-  echo "hosts=$HOSTS link_mbps=$LINK_MBPS buffer_pkts=$BUFFER_PKTS rtt_us=$RTT_US homa_rtt_us=$HOMA_RTT_US workload=$WORKLOAD"
+  echo "hosts=$HOSTS link_mbps=$LINK_MBPS buffer_pkts=$BUFFER_PKTS host_queues=$HOST_QUEUES rtt_us=$RTT_US homa_rtt_us=$HOMA_RTT_US workload=$WORKLOAD"
   echo "max_message=$MAX_MESSAGE load=$LOAD clients=$CLIENTS request_mbps_per_client=$request_mbps duration=$DURATION warmup=$WARMUP"
   echo "java_opts=$JAVA_OPTS"
 } >"$OUT/rack.txt"
@@ -236,7 +271,7 @@ run_protocol() {
   rm -rf "$dir"
   mkdir -p "$dir"
   # a fresh rack for each protocol: empty queues, zeroed switch counters
-  netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" >/dev/null
+  netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" --host-queues "$HOST_QUEUES" >/dev/null
   # One JVM per host, as a Homa host has one transport instance: hosts 1..CLIENTS run a node (echo server and
   # client; for Homa one endpoint, so one pacer and one grant scheduler per host), the others a plain server.
   # TCP runs the same way, so both have the same processes on the same cores.
@@ -275,6 +310,7 @@ run_protocol() {
   log "$protocol: $HOSTS hosts serving; starting the clients in hosts 1..$CLIENTS"
   started_at=$SECONDS
   touch "$dir/start"
+  realtime_threads "${client_pids[@]}" "${server_pids[@]}"
   # a client is done when its node prints the summary line (its server keeps answering the others)
   client_running() { kill -0 "$1" 2>/dev/null && ! grep -q 'requests sent=' "$2" 2>/dev/null; }
   # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before

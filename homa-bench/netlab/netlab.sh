@@ -22,7 +22,8 @@ PREFIX=${NETLAB_PREFIX:-homa-lab}
 HOSTS=4
 LINK_MBPS=500
 BUFFER_PKTS=200          # per priority class, per switch egress port
-HOST_QUEUE_PKTS=1000     # host NIC queue (like txqueuelen)
+HOST_QUEUE_PKTS=1000     # host NIC queue (like txqueuelen); per priority class with --host-queues prio
+HOST_QUEUES=fifo         # host NIC: one FIFO, or prio: 8 strict-priority queues by DSCP, as the switch ports
 MIN_RATE_KBIT=""         # guaranteed rate per priority class; default: 0.2% of the link
 BURST_US=500             # shaper bucket depth in microseconds of link time (absorbs late qdisc timers)
 SUBNET_PREFIX=198.18.0   # /24; never anything else
@@ -30,12 +31,13 @@ SUBNET_PREFIX=198.18.0   # /24; never anything else
 usage() {
   cat >&2 <<EOF
 usage: netlab.sh up     [--hosts H] [--link-mbps R] [--buffer-pkts N] [--host-queue-pkts N] [--burst-us U]
-                        [--min-rate-kbit K] [--prefix P]
+                        [--min-rate-kbit K] [--host-queues fifo|prio] [--prefix P]
        netlab.sh down   [--prefix P]
        netlab.sh status [--prefix P]
        netlab.sh exec <host-index> <command...>   run a command inside host <i> (1-based)
   defaults: --hosts $HOSTS --link-mbps $LINK_MBPS --buffer-pkts $BUFFER_PKTS --host-queue-pkts $HOST_QUEUE_PKTS
-            --burst-us $BURST_US --min-rate-kbit <0.2% of link> --prefix $PREFIX (also NETLAB_PREFIX)
+            --burst-us $BURST_US --min-rate-kbit <0.2% of link> --host-queues $HOST_QUEUES
+            --prefix $PREFIX (also NETLAB_PREFIX)
   host i is $SUBNET_PREFIX.i in namespace <prefix>-h<i>; the switch is <prefix>-sw
 EOF
   exit 2
@@ -54,6 +56,7 @@ parse_options() {
       --host-queue-pkts) HOST_QUEUE_PKTS=${2:-}; shift 2 ;;
       --min-rate-kbit) MIN_RATE_KBIT=${2:-}; shift 2 ;;
       --burst-us) BURST_US=${2:-}; shift 2 ;;
+      --host-queues) HOST_QUEUES=${2:-}; shift 2 ;;
       --prefix) PREFIX=${2:-}; shift 2 ;;
       -h|--help) usage ;;
       *) echo "netlab.sh: unknown option '$1'" >&2; usage ;;
@@ -63,6 +66,7 @@ parse_options() {
   is_uint "$LINK_MBPS" && ((LINK_MBPS >= 1 && LINK_MBPS <= 100000)) || die "--link-mbps must be 1..100000"
   is_uint "$BUFFER_PKTS" && ((BUFFER_PKTS >= 1)) || die "--buffer-pkts must be >= 1"
   is_uint "$HOST_QUEUE_PKTS" && ((HOST_QUEUE_PKTS >= 1)) || die "--host-queue-pkts must be >= 1"
+  [[ "$HOST_QUEUES" == fifo || "$HOST_QUEUES" == prio ]] || die "--host-queues must be fifo or prio"
   [[ "$PREFIX" =~ ^homa-[a-z0-9-]+$ ]] || die "--prefix must start with 'homa-' (lowercase, digits, '-')"
   if [[ -z "$MIN_RATE_KBIT" ]]; then
     MIN_RATE_KBIT=$((LINK_MBPS * 2))   # 0.2% of the link
@@ -129,12 +133,33 @@ shape_switch_port() {
   tc -n "$ns" filter add dev "$dev" parent 1: protocol arp prio 2 u32 match u32 0 0 flowid 1:17
 }
 
-# Host egress (the NIC): one FIFO at link rate. tbf rather than htb because tbf splits GSO skbs that are larger
-# than its burst into wire-sized packets, so a sender's 64 KB UDP-GSO or TCP burst leaves at link rate.
+# Host egress (the NIC) at link rate. tbf rather than htb because tbf splits GSO skbs that are larger than its
+# burst into wire-sized packets, so a sender's 64 KB UDP-GSO or TCP burst leaves at link rate.
+# fifo: tbf's own FIFO. prio: under the tbf, 8 strict-priority queues selected by the DSCP class selector as at
+# the switch ports (an htb that never limits, only orders: every class's rate is far above the link), like a NIC
+# with one transmit queue per 802.1p priority. Homa's pacer may keep several packets queued in the NIC to absorb
+# the event loop's timer lateness (8 full packets: 3.8 ms at 25 Mbit/s, where the Linux module's pacer keeps
+# about 5 us); with one FIFO every GRANT and every short message a host sends waits behind them.
+# TCP marks nothing (level 0), so to TCP both are the same FIFO.
 shape_host_nic() {
   local ns=$1 dev=$2
+  if [[ "$HOST_QUEUES" == fifo ]]; then
+    tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "${LINK_MBPS}mbit" burst "$BURST_BYTES" \
+      limit $((HOST_QUEUE_PKTS * 1514))
+    return
+  fi
   tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "${LINK_MBPS}mbit" burst "$BURST_BYTES" \
     limit $((HOST_QUEUE_PKTS * 1514))
+  local order_only=$((LINK_MBPS * 100))mbit level
+  tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 2: htb default 20
+  tc -n "$ns" class add dev "$dev" parent 2: classid 2:1 htb rate "$order_only" ceil "$order_only" quantum 1514
+  for level in 0 1 2 3 4 5 6 7; do
+    tc -n "$ns" class add dev "$dev" parent 2:1 classid "2:2$level" htb rate "$order_only" ceil "$order_only" \
+      prio $((7 - level)) quantum 1514
+    tc -n "$ns" qdisc add dev "$dev" parent "2:2$level" handle "2$level:" pfifo limit "$HOST_QUEUE_PKTS"
+    tc -n "$ns" filter add dev "$dev" parent 2: protocol ip prio 1 u32 \
+      match ip tos $((level << 5)) 0xe0 flowid "2:2$level"
+  done
 }
 
 cmd_up() {
@@ -178,7 +203,8 @@ cmd_up() {
   trap - ERR
   echo "netlab: up: $HOSTS hosts ($SUBNET_PREFIX.1-$HOSTS in $PREFIX-h1..h$HOSTS), switch $sw," \
     "link ${LINK_MBPS} Mbit/s, 8 priority classes x pfifo $BUFFER_PKTS pkts per switch port," \
-    "host NIC FIFO $HOST_QUEUE_PKTS pkts"
+    "host NIC $([[ "$HOST_QUEUES" == fifo ]] && echo "FIFO $HOST_QUEUE_PKTS pkts" ||
+      echo "8 priority queues x $HOST_QUEUE_PKTS pkts")"
 }
 
 cmd_down_quiet() {

@@ -30,6 +30,13 @@ public final class OpenLoopDriver {
         void update(long elapsedNanos, long totalNanos, long sent, long completed, int outstanding);
     }
 
+    /**
+     * The calling thread's name while {@link #run} runs (and the kernel's name of the thread: 15 characters at
+     * most), so that a script can find the generator among the JVM's threads: the netlab rack's compare.sh gives
+     * it real-time priority, as four hosts share two cores there and a generator woken late sends late.
+     */
+    public static final String THREAD_NAME = "bench-driver";
+
     private final DriverConfig config;
     private final BenchClient client;
     private final LatencyRecorder recorder;
@@ -58,8 +65,19 @@ public final class OpenLoopDriver {
     private record Arrival(long intendedNanos, int length, int server, boolean record) {
     }
 
-    /** Runs warm-up, measurement and drain on the calling thread; returns the counts. */
+    /** Runs warm-up, measurement and drain on the calling thread (named {@link #THREAD_NAME} meanwhile). */
     public RunStats run(String protocol) {
+        Thread self = Thread.currentThread();
+        String name = self.getName();
+        self.setName(THREAD_NAME);
+        try {
+            return generate(protocol);
+        } finally {
+            self.setName(name);
+        }
+    }
+
+    private RunStats generate(String protocol) {
         SplittableRandom random = new SplittableRandom(config.seed());
         ByteBuf payload = Unpooled.directBuffer(config.workload().quantile(1.0));
         payload.writerIndex(payload.capacity());
