@@ -28,10 +28,17 @@ WARMUP=10   # the JVMs start on two cores: keep their JIT compilation out of the
 OUT=results/netlab
 MAX_MESSAGE=1000000
 RTT_US=auto
-# Floor of Homa's RTT budget (unscheduled bytes, grant windows); 0: the measured rack RTT as it is. A 1 ms floor
-# was tried (19:34 UTC, docs/results.md): 12.5 KB unscheduled per message queued past resendTicks at 100 Mbit/s
-# and set off a level-7 retransmission storm (Homa carried 48 of 160 Mbit/s; 126 with the measured 20 us).
+# Homa's RTT budget (RTTbytes: unscheduled bytes, grant windows, the FIFO grant increment) is the time to send a
+# full-size DATA packet and get its GRANT back. The probe measures 64 B packets; on these slow links a full
+# 1,514 B frame takes 484 us per hop at 25 Mbit/s (two hops: the host's NIC and the switch port), which the probe
+# does not see. So Homa gets the probe's RTT plus a full frame's serialization on both hops (1,036 us at 25
+# Mbit/s instead of 67): with the probe's RTT alone, unscheduled bytes and the FIFO grant increment were one packet
+# and the grant window a few packets, and the largest messages' tail stayed at ~14 s at 25 and 50 Mbit/s alike
+# (P90 7.7-7.8 s at both rates, where TCP's halved), a sign of round trips, not bandwidth (docs/results.md).
+# --homa-min-rtt-us sets a floor on top (0: none). A 1 ms floor at 100 Mbit/s, 3x this rule's 0.3 ms, set off a
+# retransmission storm in 2026-12-02's build (19:34 UTC, docs/results.md).
 HOMA_MIN_RTT_US=0
+FRAME_BYTES=1514
 PROTOCOLS=homa,tcp
 BUFFER_PKTS=200
 HOST_QUEUES=fifo   # the hosts' NICs: fifo or prio (netlab.sh --host-queues)
@@ -64,7 +71,8 @@ usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0
   bits per second, instead of the rate derived from --load (load x link / 2, for all-to-all echo traffic)
   --java/--classpath: the java binary and a class path holding io.homa4j.bench.Main (instead of java -jar JAR;
   the bench jar's own 'compare --where rack' passes its own)
-  --homa-min-rtt-us N: floor of Homa's RTT budget (default $HOMA_MIN_RTT_US; the measured or given --rtt-us if larger)
+  --homa-min-rtt-us N: floor of Homa's RTT budget (default $HOMA_MIN_RTT_US; Homa's budget is the measured or given
+  --rtt-us plus a full frame's serialization on both hops, if larger)
   single long-message flow: --hosts 2 --clients 1 --workload 1000000 --load-mbps <just under the link>
   defaults: --hosts $HOSTS --link-mbps $LINK_MBPS --workload $WORKLOAD --load $LOAD --duration $DURATION
             --out $OUT --max-message $MAX_MESSAGE --rtt-us $RTT_US (measured) --protocols $PROTOCOLS
@@ -236,14 +244,15 @@ if [[ "$RTT_US" == auto ]]; then
   RTT_US=$(sed -n 's/.* p50_us=\([0-9]*\).*/\1/p' <<<"$rtt_line")
   [[ -n "$RTT_US" ]] || die "could not measure the rack's RTT"
 fi
-HOMA_RTT_US=$((RTT_US > HOMA_MIN_RTT_US ? RTT_US : HOMA_MIN_RTT_US))
+FULL_PACKET_RTT_US=$((RTT_US + 2 * FRAME_BYTES * 8 / LINK_MBPS))
+HOMA_RTT_US=$((FULL_PACKET_RTT_US > HOMA_MIN_RTT_US ? FULL_PACKET_RTT_US : HOMA_MIN_RTT_US))
 if [[ -n "$LOAD_MBPS" ]]; then
   request_mbps=$LOAD_MBPS
 else
   request_mbps=$(awk -v l="$LOAD" -v r="$LINK_MBPS" 'BEGIN { printf "%.3f", l * r / 2 }')
 fi
 log "rack: $HOSTS hosts, link $LINK_MBPS Mbit/s, switch buffers $BUFFER_PKTS pkts per level per port;" \
-  "bench: --link-mbps $LINK_MBPS, rack RTT $RTT_US us, Homa --rtt-us $HOMA_RTT_US; workload $WORKLOAD (max $MAX_MESSAGE B) at load $LOAD" \
+  "bench: --link-mbps $LINK_MBPS, rack RTT $RTT_US us (64 B), Homa --rtt-us $HOMA_RTT_US (full packet); workload $WORKLOAD (max $MAX_MESSAGE B) at load $LOAD" \
   "= $request_mbps Mbit/s of requests per client ($CLIENTS clients), warmup $WARMUP s + $DURATION s"
 {
   echo "hosts=$HOSTS link_mbps=$LINK_MBPS buffer_pkts=$BUFFER_PKTS host_queues=$HOST_QUEUES rtt_us=$RTT_US homa_rtt_us=$HOMA_RTT_US workload=$WORKLOAD"
