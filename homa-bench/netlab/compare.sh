@@ -57,7 +57,9 @@ PORT=4500
 CLIENTS=""        # clients run in hosts 1..CLIENTS (default: every host)
 LOAD_MBPS=""      # request bits per client; overrides --load
 PREFIX=${NETLAB_PREFIX:-homa-lab}
-JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms64m -Xmx512m -XX:+UseSerialGC -XX:CICompilerCount=2"}
+# The heap at its full size from the start, touched before the run: a growing 64 MB heap paused the JVMs for 30-50 ms
+# in the first seconds (GC log, 2026-12-03 12:44 UTC), and a pause stops the generator too (late sends).
+JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2"}
 CLIENT_TIMEOUT_EXTRA=90    # seconds past warmup + duration before a client counts as hung
 
 usage() {
