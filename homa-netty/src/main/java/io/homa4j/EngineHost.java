@@ -192,7 +192,9 @@ final class EngineHost {
         for (LoopTask t; (t = fromOtherThreads.poll()) != null; ) {
             try {
                 t.task.run();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // Logged and passed over, as Netty does with a task that throws: rethrown, it would strand the
+                // tasks still queued behind it until some later call happened to schedule another drain.
                 LOG.error("task handed to the event loop of {} threw", localAddress, e);
             }
         }

@@ -167,7 +167,8 @@ public final class HomaEngine implements Engine {
         long id = clients.call(server, request, deadlineNanos);
         // Only the transmitter: a message found unreadable on the way (this request, shrunk by its owner) fails
         // its RPC at the next poll, which nextWakeNanos makes due at once. Failing it here would make the listener
-        // upcall for an RPC whose id the caller has not got yet (it registers the id when call() returns).
+        // upcall for an RPC whose id the caller has not got yet (it registers the id when call() returns). Nothing
+        // may escape from here once the RPC exists (the transmitter contains allocation failures itself).
         transmitter.transmit(nowNanos);
         transmitter.flush();
         return id;
@@ -414,15 +415,21 @@ public final class HomaEngine implements Engine {
         if (closed) {
             return;
         }
-        clients.expireDeadlines();
-        if (tickClock.due(nowNanos)) {
-            clients.tick();
-            servers.tick();
-            tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0);
-        }
-        if (!closed) {
-            receiver.scheduleGrants();
-            transmit(nowNanos);
+        try {
+            clients.expireDeadlines();
+            if (tickClock.due(nowNanos)) {
+                clients.tick();
+                servers.tick();
+                tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0);
+            }
+            if (!closed) {
+                receiver.scheduleGrants();
+                transmit(nowNanos);
+            }
+        } catch (OutOfMemoryError noMemory) {
+            // A control packet (RESEND, GRANT, BUSY...) could not be allocated: the rest of this tick is late
+            // (the next poll runs it again), what was not sent is repaired by the timers.
+            transmitter.noMemory(nowNanos, noMemory);
         }
         transmitter.flush();
     }

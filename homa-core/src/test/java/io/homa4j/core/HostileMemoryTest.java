@@ -149,4 +149,22 @@ class HostileMemoryTest {
                 + " the attack: " + client.failures.get(id) + ", server granted " + server.engine.metrics());
         assertEquals(0, server.engine.metrics().drops(DropReason.INTERNAL_ERROR));
     }
+
+    @Test
+    void aCallMadeWhileNoMemoryIsLeftStartsAndEndsTypedInsteadOfThrowing() {
+        // Found by EndpointFuzzTest: with every allocation failing, call() sent its first packet, the encoder's
+        // OutOfMemoryError escaped from call() after the RPC was registered, the endpoint never learnt its id,
+        // and the call's later failure reached nobody: the call hung for ever.
+        FailingAllocator alloc = new FailingAllocator();
+        TestNet.Node client = net.node("client", HomaConfig.defaults(), alloc);
+        alloc.failAbove = 0;
+        long id = client.engine.call(server.address, TestNet.payload(100, 15), net.now() + 50 * MS, net.now());
+        net.runFor(10 * MS);
+        alloc.failAbove = Integer.MAX_VALUE; // memory is back: the call goes through
+        net.runUntil(() -> client.done(id), 1_000 * MS);
+        assertTrue(client.done(id), "the call ended");
+        assertTrue(client.responses.containsKey(id), () -> "" + client.failures.get(id));
+        assertTrue(client.engine.metrics().allocationFailures() > 0, "the failures were counted");
+        assertEquals(0, client.engine.metrics().drops(DropReason.INTERNAL_ERROR));
+    }
 }

@@ -36,6 +36,7 @@ public final class MetricsSnapshot {
     private final long listenerErrors;
     private final long cutoffsUpdates;
     private final long sinkErrors;
+    private final long allocationFailures;
     private final long unreadableMessages;
     private final long handlerTimeouts;
     private final long buffersReleasedByOwner;
@@ -76,6 +77,7 @@ public final class MetricsSnapshot {
                            long listenerErrors,
                            long cutoffsUpdates,
                            long sinkErrors,
+                           long allocationFailures,
                            long unreadableMessages,
                            long handlerTimeouts,
                            long buffersReleasedByOwner,
@@ -109,6 +111,7 @@ public final class MetricsSnapshot {
         this.listenerErrors = listenerErrors;
         this.cutoffsUpdates = cutoffsUpdates;
         this.sinkErrors = sinkErrors;
+        this.allocationFailures = allocationFailures;
         this.unreadableMessages = unreadableMessages;
         this.handlerTimeouts = handlerTimeouts;
         this.buffersReleasedByOwner = buffersReleasedByOwner;
@@ -194,6 +197,12 @@ public final class MetricsSnapshot {
     public long sinkErrors() { return sinkErrors; }
 
     /**
+     * Packets the engine could not send because allocating them failed (out of direct memory): it tried again a
+     * tick later; timers repair what was lost meanwhile.
+     */
+    public long allocationFailures() { return allocationFailures; }
+
+    /**
      * Requests and responses whose buffer could not be read while being sent (already released when handed over,
      * or shrunk by the application afterwards): each failed its own RPC alone.
      */
@@ -265,7 +274,7 @@ public final class MetricsSnapshot {
                 .add("restarts=" + clientRestarts).add("delivered=" + requestsDelivered)
                 .add("retransmitted=" + retransmittedPackets).add("granted=" + grantedBytes)
                 .add("grantedMessagesHW=" + grantedMessagesHighWater).add("sinkErrors=" + sinkErrors)
-                .add("unreadable=" + unreadableMessages).add("releasedByOwner=" + buffersReleasedByOwner).add("handlerTimeouts=" + handlerTimeouts)
+                .add("allocationFailures=" + allocationFailures).add("unreadable=" + unreadableMessages).add("releasedByOwner=" + buffersReleasedByOwner).add("handlerTimeouts=" + handlerTimeouts)
                 .add("clientRpcs=" + clientRpcs).add("serverRpcs=" + serverRpcs)
                 .add("buffered=" + bufferedBytes).add("outgoing=" + outgoingBytes);
         return j.toString();

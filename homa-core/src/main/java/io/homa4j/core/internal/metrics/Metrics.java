@@ -35,6 +35,7 @@ public final class Metrics {
     private long listenerErrors;
     private long cutoffsUpdates;
     private long sinkErrors;
+    private long allocationFailures;
     private long unreadableMessages;
     private long handlerTimeouts;
     private long buffersReleasedByOwner;
@@ -125,6 +126,14 @@ public final class Metrics {
         listenerErrors++;
     }
 
+    public void allocationFailure() {
+        allocationFailures++;
+    }
+
+    public long allocationFailureCount() {
+        return allocationFailures;
+    }
+
     public void sinkError() {
         sinkErrors++;
     }
@@ -171,6 +180,6 @@ public final class Metrics {
 
     /** A copy of every counter plus the given current gauges. */
     public MetricsSnapshot snapshot(int clientRpcs, int serverRpcs, long bufferedBytes, long outgoingBytes) {
-        return new MetricsSnapshot(packetsIn, packetsOut, drops, clientFailures, bytesIn, bytesOut, dataBytesIn, dataBytesOut, retransmittedPackets, grantedBytes, clientCalls, clientCompleted, clientAborted, clientRestarts, requestsDelivered, serverReplies, serverFreedByAck, serverExpired, serverFreedByPeer, deadHandleReplies, listenerErrors, cutoffsUpdates, sinkErrors, unreadableMessages, handlerTimeouts, buffersReleasedByOwner, grantedMessagesHighWater, grantedBytesOutstandingHighWater, bufferedBytesHighWater, clientRpcs, serverRpcs, bufferedBytes, outgoingBytes);
+        return new MetricsSnapshot(packetsIn, packetsOut, drops, clientFailures, bytesIn, bytesOut, dataBytesIn, dataBytesOut, retransmittedPackets, grantedBytes, clientCalls, clientCompleted, clientAborted, clientRestarts, requestsDelivered, serverReplies, serverFreedByAck, serverExpired, serverFreedByPeer, deadHandleReplies, listenerErrors, cutoffsUpdates, sinkErrors, allocationFailures, unreadableMessages, handlerTimeouts, buffersReleasedByOwner, grantedMessagesHighWater, grantedBytesOutstandingHighWater, bufferedBytesHighWater, clientRpcs, serverRpcs, bufferedBytes, outgoingBytes);
     }
 }

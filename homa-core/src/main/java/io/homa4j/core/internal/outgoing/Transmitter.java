@@ -56,9 +56,13 @@ public final class Transmitter {
     /** Messages whose payload could not be read, waiting for the engine to fail their RPCs. */
     private final ArrayDeque<OutgoingMessage> unreadable = new ArrayDeque<>();
     private long picks;
+    /** Until when nothing is sent after an allocation failure ({@link #noMemory}); a tick after it. */
+    private long noMemoryUntilNanos = Long.MIN_VALUE;
+    private final long retryAfterNoMemoryNanos;
     private boolean sentSinceFlush;
 
     public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, long nowNanos) {
+        this.retryAfterNoMemoryNanos = config.tickNanos();
         this.bySrpt = new FirstCachingSet<>(config.srpt() ? Ranked.SRPT : Ranked.AGE);
         this.sink = sink;
         this.encoder = encoder;
@@ -164,7 +168,10 @@ public final class Transmitter {
 
     /** Sends every DATA packet that is due now, within the pacer's bound. */
     public void transmit(long nowNanos) {
-        while (true) {
+        if (nowNanos < noMemoryUntilNanos) {
+            return;
+        }
+        while (!outOfMemory(nowNanos)) {
             OutgoingMessage retransmit = retransmits.peekFirst();
             if (retransmit != null) {
                 int wire = wireBytes(retransmit.retransmitSegmentLength(maxPayload));
@@ -217,6 +224,9 @@ public final class Transmitter {
         int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
         boolean wasAllSent = m.allSent();
         if (!sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos)) {
+            if (!m.unreadable()) {
+                requeue(m); // no memory for the packet: it waits where it was
+            }
             return;
         }
         if (offset == 0) {
@@ -258,6 +268,9 @@ public final class Transmitter {
             // left in the queues it would stay first and fail every later transmit, breaking the whole engine.
             setAsideUnreadable(m, unreadable);
             return false;
+        } catch (OutOfMemoryError noMemory) {
+            noMemory(nowNanos, noMemory);
+            return false;
         }
         metrics.dataBytesOut(segment);
         emit(m.owner().peerAddress(), priority, PacketType.DATA, packet, nowNanos);
@@ -283,6 +296,24 @@ public final class Transmitter {
     /** True when a message found unreadable waits for {@link #pollUnreadable}. */
     public boolean hasUnreadable() {
         return !unreadable.isEmpty();
+    }
+
+    /**
+     * Allocating a packet failed (out of direct memory): nothing more is sent until a tick later, when the
+     * transmitter tries again; to the protocol what was not sent meanwhile is late, which its timers repair.
+     * Escaping, the error left the engine half-updated (an RPC registered, its caller never told its id).
+     */
+    public void noMemory(long nowNanos, OutOfMemoryError e) {
+        metrics.allocationFailure();
+        if (metrics.allocationFailureCount() == 1) {
+            log.warn("no memory for an outgoing packet; sending again a tick later (counted in allocationFailures;"
+                    + " logged once)", e);
+        }
+        noMemoryUntilNanos = nowNanos + retryAfterNoMemoryNanos;
+    }
+
+    private boolean outOfMemory(long nowNanos) {
+        return nowNanos < noMemoryUntilNanos;
     }
 
     /** Sends a control packet at the top level, now. */
@@ -328,6 +359,11 @@ public final class Transmitter {
 
     /** Earliest time the pacer lets the next queued packet go, or Long.MAX_VALUE when nothing is queued. */
     public long nextWakeNanos() {
+        long wake = sendableWakeNanos();
+        return wake == Long.MAX_VALUE ? wake : Math.max(wake, noMemoryUntilNanos);
+    }
+
+    private long sendableWakeNanos() {
         OutgoingMessage r = retransmits.peekFirst();
         if (r != null) {
             return pacer.roomAtNanos(wireBytes(r.retransmitSegmentLength(maxPayload)));
