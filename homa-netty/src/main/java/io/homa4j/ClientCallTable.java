@@ -118,6 +118,7 @@ final class ClientCallTable {
             long id = host.engine().call(call.server, request, deadlineNanos, host.now());
             call.rpcId = id;
             calls.put(id, call);
+            host.callStarted(call.server);
         } catch (RpcRejectedException rejected) {
             fail(call, new HomaException(rejected.code(), rejected.getMessage(), true, rejected));
         } catch (RuntimeException bug) {

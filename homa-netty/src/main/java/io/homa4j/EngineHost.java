@@ -13,6 +13,7 @@ import io.homa4j.transport.internal.DatagramSink;
 import io.homa4j.transport.internal.EngineDriver;
 import io.homa4j.transport.internal.HomaInboundHandler;
 import io.homa4j.transport.internal.KernelSocketDrops;
+import io.homa4j.transport.internal.PeerProbes;
 import io.homa4j.transport.internal.TransportCounters;
 import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.ByteBufAllocator;
@@ -105,7 +106,7 @@ final class EngineHost {
                 // Set here, on the loop, before the driver lets packets in: a request arriving at once (a restarted
                 // server's clients keep sending) is answered on this loop, which must already see the engine.
                 engine = e;
-                driver.attach(e, sink);
+                driver.attach(e, sink, new PeerProbes(e, config, localAddress.getAddress(), counters));
                 published = e.metrics();
                 publishing = loop.scheduleAtFixedRate(this::publishMetrics, metricsIntervalNanos,
                         metricsIntervalNanos, TimeUnit.NANOSECONDS);
@@ -147,6 +148,11 @@ final class EngineHost {
     /** True once the engine stopped (closed on the loop): it must not be called any more. Event loop only. */
     boolean engineStopped() {
         return driver.isClosed();
+    }
+
+    /** A call to {@code server} went into the engine (see {@link EngineDriver#callStarted}). Event loop only. */
+    void callStarted(InetSocketAddress server) {
+        driver.callStarted(server);
     }
 
     /** The time of this event-loop turn (see {@link EngineDriver#now()}). Event loop only. */

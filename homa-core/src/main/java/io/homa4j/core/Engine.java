@@ -24,6 +24,24 @@ public interface Engine extends PacketDriven {
     /** Ends a client RPC; see {@link HomaEngine#abort}. */
     void abort(long rpcId, long nowNanos);
 
+    /**
+     * Whether a packet from {@code peer} arrived at or after {@code sinceNanos}; see
+     * {@link HomaEngine#peerHeardSince}. Test doubles say true, so their host never probes their peers.
+     */
+    default boolean peerHeardSince(InetSocketAddress peer, long sinceNanos) {
+        return true;
+    }
+
+    /** RPCs alive with {@code peer}; see {@link HomaEngine#peerRpcCount}. */
+    default int peerRpcCount(InetSocketAddress peer) {
+        return 0;
+    }
+
+    /** Nothing listens at {@code server}: fails its calls; see {@link HomaEngine#peerUnreachable}. */
+    default int peerUnreachable(InetSocketAddress server, long probeSentNanos, long nowNanos) {
+        return 0;
+    }
+
     /** The engine's counters and gauges now; null for engines that keep none (test doubles). */
     MetricsSnapshot metrics();
 }

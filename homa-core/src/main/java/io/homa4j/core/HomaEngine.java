@@ -226,6 +226,45 @@ public final class HomaEngine implements Engine {
         return live;
     }
 
+    /**
+     * Whether a well-formed packet from {@code peer} arrived at or after {@code sinceNanos}: the peer's engine is
+     * alive at that address. False for a peer never heard from (or forgotten).
+     */
+    public boolean peerHeardSince(InetSocketAddress peer, long sinceNanos) {
+        Peer p = peers.get(peer);
+        return p != null && p.heardSince(sinceNanos);
+    }
+
+    /** RPCs alive with {@code peer}, client and server ones: 0 when nothing waits on it. */
+    public int peerRpcCount(InetSocketAddress peer) {
+        Peer p = peers.get(peer);
+        return p == null ? 0 : p.rpcs();
+    }
+
+    /**
+     * Nothing listens at {@code server}: the transport probed it at {@code probeSentNanos} and the kernel reported
+     * ICMP port unreachable (see {@link io.homa4j.core.wire.PacketType#PROBE}). Fails every outstanding call to it
+     * with UNAVAILABLE ("port unreachable"), retry-safe under the rule of every UNAVAILABLE (not all of the request
+     * had left), unless a packet from it arrived since the probe went: then a server is there after all and the
+     * report is stale.
+     *
+     * @return the calls failed
+     */
+    public int peerUnreachable(InetSocketAddress server, long probeSentNanos, long nowNanos) {
+        Objects.requireNonNull(server, "server");
+        clock.now(nowNanos);
+        if (closed) {
+            return 0;
+        }
+        Peer p = peers.get(server);
+        if (p == null || p.heardSince(probeSentNanos)) {
+            return 0;
+        }
+        int failed = clients.failUnreachable(p);
+        transmitter.flush();
+        return failed;
+    }
+
     // ------------------------------------------------------------------------------------------------ packets
 
     /**
@@ -278,6 +317,9 @@ public final class HomaEngine implements Engine {
             }
             PacketType type = common.wrap(headerCopy, 0).type();
             metrics.packetIn(type, length);
+            if (type == PacketType.PROBE) {
+                return; // only its sender's kernel cares whether it arrives; counted, nothing else
+            }
             // The one peer lookup of the packet: everything below gets the sender's entry (null: unknown yet).
             Peer sender = peers.get(from);
             if (sender != null) {

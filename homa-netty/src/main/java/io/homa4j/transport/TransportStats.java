@@ -23,12 +23,20 @@ package io.homa4j.transport;
  * @param engineWakes       times the event loop woke the engine for its timers or pacer ({@code poll})
  * @param socketDrops       datagrams the kernel dropped because the receive buffer of one of the endpoint's
  *                          sockets was full (read from /proc/net/udp); -1 where the kernel does not say
+ * @param probesSent        PROBE packets sent to servers not heard from lately, to learn at once that nothing
+ *                          listens at their port (see docs/api.md, fail fast)
+ * @param probesRefused     probes the kernel reported port unreachable for (ICMP): their servers' calls failed
+ *                          with UNAVAILABLE
+ * @param probesSkipped     servers not probed because 256 probes were open or no socket could be connected to
+ *                          them
+ * @param probesOpen        probe sockets open now
  */
 public record TransportStats(long datagramsSent, long bytesSent, long gsoSends, long gsoSegments, long gsoFallbacks,
                              long datagramsReceived, long bytesReceived, long coalescedReceived,
                              long packetsReceived, long receiveBursts, long oversizedDropped,
                              long filteredOutbound, long filteredInbound, long socketErrors,
-                             long engineWakes, long socketDrops) {
+                             long engineWakes, long socketDrops, long probesSent, long probesRefused,
+                             long probesSkipped, long probesOpen) {
 
     /** Datagrams per GSO send, or 0 before the first one. */
     public double segmentsPerGsoSend() {

@@ -1,7 +1,7 @@
 package io.homa4j.core.wire;
 
 /**
- * The eight Homa packet types and their one-byte wire codes. The codes are part of the wire format
+ * The Homa packet types and their one-byte wire codes. The codes are part of the wire format
  * (docs/protocol.md) and never change meaning.
  */
 public enum PacketType {
@@ -20,7 +20,13 @@ public enum PacketType {
     /** Server to client: the response is sent, confirm you have it. */
     NEED_ACK(0x16, CommonHeader.LENGTH),
     /** Client to server: these RPCs are finished, free their state. */
-    ACK(0x17, AckHeader.LENGTH);
+    ACK(0x17, AckHeader.LENGTH),
+    /**
+     * Any sender, from a port of its own: "does anything listen at this port?". Ignored by the receiver (counted
+     * only); what matters is the ICMP port unreachable a closed port draws, which fails the sender's calls to
+     * that port within a round trip (docs/protocol.md, PROBE).
+     */
+    PROBE(0x18, CommonHeader.LENGTH);
 
     private static final PacketType[] BY_CODE = new PacketType[256];
 

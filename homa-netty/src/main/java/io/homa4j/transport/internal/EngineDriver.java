@@ -34,6 +34,8 @@ public final class EngineDriver {
 
     private PacketDriven engine;
     private DatagramSink sink;
+    /** Reachability probes of newly called servers; null when the endpoint does not probe. */
+    private PeerProbes probes;
     private boolean closed;
 
     private boolean turnOpen;
@@ -59,9 +61,32 @@ public final class EngineDriver {
 
     /** Connects the engine and its sink; before this, arriving packets are dropped. */
     public void attach(PacketDriven engine, DatagramSink sink) {
+        attach(engine, sink, null);
+    }
+
+    /**
+     * Connects the engine, its sink and the probes that find servers with nothing listening (polled on this
+     * driver's timer; closed with it).
+     */
+    public void attach(PacketDriven engine, DatagramSink sink, PeerProbes probes) {
         this.engine = engine;
         this.sink = sink;
+        this.probes = probes;
         sink.deferSocketFlush(true); // every engine call opens a turn, and its end flushes the sockets
+    }
+
+    /**
+     * A call to {@code server} went into the engine: probes the server when it was not heard from lately (see
+     * {@link PeerProbes}).
+     */
+    public void callStarted(InetSocketAddress server) {
+        if (probes != null && !closed) {
+            try {
+                probes.probeIfUnheard(server, now());
+            } catch (RuntimeException bug) {
+                LOG.error("probing {} failed", server, bug);
+            }
+        }
     }
 
     public EventLoop loop() {
@@ -142,6 +167,9 @@ public final class EngineDriver {
             wakeTask.cancel(false);
             wakeTask = null;
         }
+        if (probes != null) {
+            probes.close();
+        }
     }
 
     private void endOfTurn() {
@@ -156,8 +184,12 @@ public final class EngineDriver {
                 counters.engineWakes++;
                 engine.poll(turnNanos);
             }
+            if (probes != null && probes.nextPollNanos() <= turnNanos) {
+                probes.poll(turnNanos);
+            }
             sink.flushNow();
-            scheduleWake(engine.nextWakeNanos(), turnNanos);
+            scheduleWake(probes == null ? engine.nextWakeNanos()
+                    : Math.min(engine.nextWakeNanos(), probes.nextPollNanos()), turnNanos);
         } catch (RuntimeException bug) {
             LOG.error("engine or sink threw at the end of an event-loop turn", bug);
         }

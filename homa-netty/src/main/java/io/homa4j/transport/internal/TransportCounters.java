@@ -22,6 +22,10 @@ public final class TransportCounters {
     volatile long filteredInbound;
     volatile long socketErrors;
     volatile long engineWakes;
+    volatile long probesSent;
+    volatile long probesRefused;
+    volatile long probesSkipped;
+    volatile long probesOpen;
 
     /** One datagram a fault-injecting filter dropped on its way out. */
     public void countFilteredOutbound() {
@@ -42,6 +46,6 @@ public final class TransportCounters {
     public TransportStats snapshot(long socketDrops) {
         return new TransportStats(datagramsSent, bytesSent, gsoSends, gsoSegments, gsoFallbacks,
                 datagramsReceived, bytesReceived, coalescedReceived, packetsReceived, receiveBursts, oversizedDropped, filteredOutbound, filteredInbound, socketErrors,
-                engineWakes, socketDrops);
+                engineWakes, socketDrops, probesSent, probesRefused, probesSkipped, probesOpen);
     }
 }

@@ -116,6 +116,11 @@ public final class Peer {
         return lastHeardNanos != Long.MIN_VALUE && nowNanos - lastHeardNanos <= windowNanos;
     }
 
+    /** Whether a well-formed packet from this peer arrived at or after {@code sinceNanos}. */
+    public boolean heardSince(long sinceNanos) {
+        return lastHeardNanos != Long.MIN_VALUE && lastHeardNanos - sinceNanos >= 0;
+    }
+
     /**
      * Takes one unit of this peer's RESEND budget for timer tick {@code tick}; false when {@code perTick} RPCs
      * already sent RESENDs to it in this tick. Bounding RESENDs per peer keeps thousands of silent RPCs from

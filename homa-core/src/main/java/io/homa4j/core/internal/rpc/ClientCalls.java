@@ -384,6 +384,28 @@ public final class ClientCalls extends RpcHalf {
         rpc.server().rpcClosed();
     }
 
+    /**
+     * Fails every call to {@code server} with UNAVAILABLE: the transport learnt that nothing listens at its port.
+     * The server is not told (there is nobody to tell).
+     *
+     * @return the calls failed
+     */
+    public int failUnreachable(Peer server) {
+        if (server.rpcs() == 0) {
+            return 0;
+        }
+        int failed = 0;
+        // A copy: failing a call runs the listener, which may start or abort calls.
+        for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
+            if (rpc.server() == server && rpcs.get(rpc.id()) == rpc) {
+                fail(rpc, ErrorCode.UNAVAILABLE, "port unreachable: nothing listens at " + server.address()
+                        + " (ICMP)", rpc.response() == null && !rpc.requestFullySent());
+                failed++;
+            }
+        }
+        return failed;
+    }
+
     /** Fails every call with CANCELLED (engine close). */
     public void cancelAll() {
         for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
