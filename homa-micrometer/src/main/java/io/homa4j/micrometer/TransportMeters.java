@@ -38,6 +38,25 @@ final class TransportMeters {
                 TransportStats::socketErrors);
         counter(registry, endpoint, "homa.transport.engine.wakes", "timer and pacer wake-ups of the engine", "wakes",
                 tags, TransportStats::engineWakes);
+        for (ProbeOutcome outcome : ProbeOutcome.values()) {
+            counter(registry, endpoint, "homa.transport.probes", "reachability probes of servers not heard from",
+                    "probes", tags.and("outcome", outcome.tag), outcome.field);
+        }
+    }
+
+    /** What became of the probes that learn whether anything listens at a server's port. */
+    private enum ProbeOutcome {
+        SENT("sent", TransportStats::probesSent),
+        REFUSED("refused", TransportStats::probesRefused),
+        SKIPPED("skipped", TransportStats::probesSkipped);
+
+        final String tag;
+        final ToLongFunction<TransportStats> field;
+
+        ProbeOutcome(String tag, ToLongFunction<TransportStats> field) {
+            this.tag = tag;
+            this.field = field;
+        }
     }
 
     private static void counter(MeterRegistry registry, HomaEndpoint endpoint, String name, String description,
