@@ -3,8 +3,9 @@ package io.homa4j.bench;
 import io.homa4j.bench.cli.Cli;
 
 /**
- * Entry point of {@code homa-bench.jar}: {@code server | client | merge | compare | simulate | soak | hostile | jmh}; see
- * {@link io.homa4j.bench.cli.Usage}.
+ * Entry point of {@code homa-bench.jar}: {@code server | client | node | merge | compare | simulate | soak | hostile |
+ * faults | jmh}; {@code --help} lists them, {@code COMMAND --help} tells a command's options (see
+ * {@link io.homa4j.bench.cli.Cli}).
  */
 public final class Main {
     private Main() {

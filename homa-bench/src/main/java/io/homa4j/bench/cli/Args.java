@@ -4,55 +4,47 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Options of one subcommand: {@code --name value} or {@code --name=value}, each at most once, every name from the
- * subcommand's list. Typed getters check ranges; every problem is a {@link UsageException} naming the option.
+ * The options of one subcommand as picocli parsed them ({@link Cli}), with typed getters that check ranges and
+ * supply defaults; every problem is a {@link UsageException} naming the option. Picocli has already refused
+ * unknown options (suggesting the nearest names), options given twice, missing values and required options.
  */
 public final class Args {
     private final String command;
     private final Map<String, String> values;
-    private final Set<String> used = new HashSet<>();
+    private final Set<String> flags;
+    private final List<String> passedThrough;
 
-    private Args(String command, Map<String, String> values) {
+    Args(String command, Map<String, String> values, Set<String> flags, List<String> passedThrough) {
         this.command = command;
         this.values = values;
+        this.flags = flags;
+        this.passedThrough = passedThrough;
     }
 
-    /** Parses {@code tokens} (the arguments after the subcommand), accepting only {@code allowed} option names. */
-    public static Args parse(String command, List<String> tokens, Set<String> allowed) throws UsageException {
-        Map<String, String> values = new LinkedHashMap<>();
-        for (int i = 0; i < tokens.size(); i++) {
-            String token = tokens.get(i);
-            if (!token.startsWith("--") || token.length() == 2) {
-                throw new UsageException(command + ": unexpected argument '" + token + "'");
-            }
-            String name;
-            String value;
-            int eq = token.indexOf('=');
-            if (eq > 0) {
-                name = token.substring(2, eq);
-                value = token.substring(eq + 1);
-            } else {
-                name = token.substring(2);
-                if (i + 1 >= tokens.size()) {
-                    throw new UsageException(command + ": option --" + name + " needs a value");
-                }
-                value = tokens.get(++i);
-            }
-            if (!allowed.contains(name)) {
-                throw new UsageException(command + ": unknown option --" + name);
-            }
-            if (values.put(name, value) != null) {
-                throw new UsageException(command + ": option --" + name + " given twice");
-            }
-        }
-        return new Args(command, values);
+    /** The command line as picocli parsed it, in canonical form: {@code --name value} and flags, in order. */
+    public List<String> tokens() {
+        List<String> tokens = new ArrayList<>();
+        values.forEach((name, value) -> {
+            tokens.add("--" + name);
+            tokens.add(value);
+        });
+        flags.forEach(flag -> tokens.add("--" + flag));
+        return tokens;
+    }
+
+    /** Whether the flag {@code --name} was given. */
+    public boolean flag(String name) {
+        return flags.contains(name);
+    }
+
+    /** Every argument after the command's name, for a command that {@link Command#passesArgumentsThrough()}. */
+    public List<String> passedThrough() {
+        return passedThrough;
     }
 
     public boolean has(String name) {
@@ -60,12 +52,10 @@ public final class Args {
     }
 
     public String string(String name, String defaultValue) {
-        used.add(name);
         return values.getOrDefault(name, defaultValue);
     }
 
     public String required(String name) throws UsageException {
-        used.add(name);
         String v = values.get(name);
         if (v == null) {
             throw new UsageException(command + ": missing required option --" + name);

@@ -36,9 +36,49 @@ final class ClientCommand implements Command {
     static final int DEFAULT_RTT_US = 100;
     static final int DEFAULT_MAX_OUTSTANDING = 200;
     static final int DEFAULT_MAX_MESSAGE = 1_000_000;
-    static final Set<String> OPTIONS = Set.of("protocol", "servers", "workload", "load-mbps", "duration",
-            "max-message", "out", "bind", "link-mbps", "rtt-us", "max-outstanding", "max-waiting", "seed", "warmup",
-            "drain", "tcp-connections", "progress", "spin-us");
+    /** The options of a client run; {@code node} takes them too. */
+    static final List<CliOption> OPTIONS = List.of(
+            CliOption.required("protocol", "homa|tcp", "the transport"),
+            CliOption.required("servers", "HOST:PORT,...", "the echo servers, called in turn"),
+            CliOption.value("workload", "w1..w5|SIZE", "message lengths: the paper's workloads, or one size"
+                    + " (default w4)"),
+            CliOption.required("load-mbps", "M", "offered load in Mbit/s of requests (Poisson arrivals)"),
+            CliOption.required("duration", "S", "measured seconds"),
+            CliOption.value("max-message", "B", "longest message; the workload is cut there (default "
+                    + DEFAULT_MAX_MESSAGE + ")"),
+            CliOption.required("out", "DIR", "where results.csv, histograms.csv and runs.csv go"),
+            CliOption.value("bind", "ADDR", "local address (default loopback)"),
+            CliOption.value("link-mbps", "N", "Homa's link rate: pacing and windows (default " + DEFAULT_LINK_MBPS
+                    + ")"),
+            CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default " + DEFAULT_RTT_US
+                    + ")"),
+            CliOption.value("max-outstanding", "N", "calls in flight at most (default " + DEFAULT_MAX_OUTSTANDING
+                    + ")"),
+            CliOption.value("max-waiting", "N", "arrivals that may wait for the in-flight cap; more are skipped"
+                    + " and counted (default 100000)"),
+            CliOption.value("seed", "S", "random seed of arrivals and lengths (default 1)"),
+            CliOption.value("warmup", "S", "seconds before measuring (default 2)"),
+            CliOption.value("drain", "S", "seconds the last calls may take after the run (default 10)"),
+            CliOption.value("tcp-connections", "N", "TCP connections per server (default "
+                    + TransportOptions.DEFAULT_TCP_CONNECTIONS + ")"),
+            CliOption.value("progress", "auto|cr|lines|none", "progress display (default auto)"),
+            CliOption.value("spin-us", "N", "the generator spins instead of parking this close to an arrival,"
+                    + " microseconds (default 50)"));
+
+    @Override
+    public String name() {
+        return "client";
+    }
+
+    @Override
+    public String[] description() {
+        return new String[] {"Open-loop Poisson client; writes DIR/results.csv and DIR/histograms.csv."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return OPTIONS;
+    }
 
     /** Everything one client run needs, checked. */
     record Plan(Protocol protocol, List<InetSocketAddress> servers, TransportOptions transport, DriverConfig driver,
@@ -46,8 +86,8 @@ final class ClientCommand implements Command {
     }
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Plan plan = plan(Args.parse("client", argv, OPTIONS));
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
+        Plan plan = plan(args);
         RunStats stats = execute(plan, out, err);
         return succeeded(stats, err) ? Cli.OK : Cli.FAILED;
     }

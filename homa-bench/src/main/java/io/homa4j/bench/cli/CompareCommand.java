@@ -72,9 +72,6 @@ final class CompareCommand implements Command {
     static final double MIN_DURATION_SECONDS = 10;
     static final String DEFAULT_OUT = "results/compare";
     private static final long SERVER_START_TIMEOUT_SECONDS = 30;
-    private static final Set<String> OPTIONS = Set.of("workload", "load", "link-mbps", "duration", "max-message",
-            "out", "protocols", "mode", "warmup", "seed", "max-outstanding", "tcp-connections", "rtt-us",
-            "homa-link-mbps", "drain", "where", "repeats", "hosts", "prefix");
     private static final Set<String> LOOPBACK_ONLY = Set.of("mode", "homa-link-mbps", "drain");
     private static final Set<String> RACK_ONLY = Set.of("hosts", "prefix");
 
@@ -93,8 +90,56 @@ final class CompareCommand implements Command {
     }
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args args = Args.parse("compare", argv, OPTIONS);
+    public String name() {
+        return "compare";
+    }
+
+    @Override
+    public String[] description() {
+        return new String[] {"Homa vs TCP in repeats: the README's main job.",
+                "In the emulated rack when this process can build it (root, ip, tc), else on loopback. Writes"
+                        + " DIR/results.csv, DIR/rtt.svg and DIR/runs.csv and prints the table."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return List.of(
+                CliOption.value("where", "auto|rack|loopback", "auto: the rack when it can be built (default auto)"),
+                CliOption.value("repeats", "N", "Homa/TCP pairs, order alternating (default " + DEFAULT_REPEATS
+                        + ")"),
+                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
+                CliOption.value("load", "L", "offered load as a fraction of --link-mbps (default " + RACK_LOAD
+                        + " in the rack, " + LOOPBACK_LOAD + " on loopback)"),
+                CliOption.value("link-mbps", "N", "link rate (default " + RACK_LINK_MBPS + " in the rack, "
+                        + DEFAULT_LINK_MBPS + " on loopback)"),
+                CliOption.value("duration", "S", "measured seconds per protocol and repeat (default: enough for "
+                        + LARGEST_BUCKET_CALLS + " calls in the largest bucket, at least " + (int) MIN_DURATION_SECONDS
+                        + ")"),
+                CliOption.value("warmup", "S", "seconds before measuring (default " + (int) RACK_WARMUP_SECONDS
+                        + " in the rack, " + (int) LOOPBACK_WARMUP_SECONDS + " on loopback)"),
+                CliOption.value("max-message", "B", "longest message; the workload is cut there (default "
+                        + ClientCommand.DEFAULT_MAX_MESSAGE + ")"),
+                CliOption.value("out", "DIR", "output directory (default " + DEFAULT_OUT + ")"),
+                CliOption.value("protocols", "homa,tcp", "which protocols, in this order (default homa,tcp)"),
+                CliOption.value("seed", "S", "random seed of the first repeat; repeat r uses S+r-1 (default 1)"),
+                CliOption.value("max-outstanding", "N", "calls in flight per client (default "
+                        + ClientCommand.DEFAULT_MAX_OUTSTANDING + ")"),
+                CliOption.value("tcp-connections", "N", "TCP connections per server (default "
+                        + TransportOptions.DEFAULT_TCP_CONNECTIONS + ")"),
+                CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default: the rack"
+                        + " measures it; loopback " + ClientCommand.DEFAULT_RTT_US + ")"),
+                CliOption.value("hosts", "N", "rack only: hosts (default " + RACK_HOSTS + ")"),
+                CliOption.value("prefix", "homa-...", "rack only: prefix of the namespaces (default"
+                        + " homa-cmp-PID)"),
+                CliOption.value("mode", "child|in-process", "loopback only: a server and a client JVM per"
+                        + " protocol, or both in this JVM (default child)"),
+                CliOption.value("homa-link-mbps", "N", "loopback only: Homa's pacing rate (default "
+                        + LOOPBACK_HOMA_PACE_MBPS + ")"),
+                CliOption.value("drain", "S", "loopback only: seconds the last calls may take (default 10)"));
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
         String where = args.string("where", "auto");
         if (!Set.of("auto", "rack", "loopback").contains(where)) {
             throw new UsageException("compare: --where must be auto, rack or loopback: " + where);
@@ -404,18 +449,13 @@ final class CompareCommand implements Command {
             InetSocketAddress a = server.localAddress();
             args.addAll(List.of("--servers", a.getAddress().getHostAddress() + ":" + a.getPort(),
                     "--progress", System.console() != null ? "cr" : "lines"));
-            ClientCommand.Plan plan = ClientCommand.plan(Args.parse("client", args, clientOptionNames()));
+            ClientCommand.Plan plan = ClientCommand.plan(Cli.parse(new ClientCommand(), args.toArray(new String[0])));
             RunStats stats = ClientCommand.execute(plan, out, err);
             if (!server.statistics().isEmpty()) {
                 err.println(server.statistics());
             }
             return ClientCommand.succeeded(stats, err) ? stats.summaryLine() : null;
         }
-    }
-
-    private static Set<String> clientOptionNames() {
-        return Set.of("protocol", "servers", "workload", "load-mbps", "duration", "max-message", "out", "link-mbps",
-                "rtt-us", "max-outstanding", "seed", "warmup", "drain", "tcp-connections", "progress");
     }
 
     /**

@@ -22,18 +22,41 @@ import java.util.Set;
  * hang. Fails (exit 1) when any call hung or failed untyped.
  */
 final class FaultsCommand implements Command {
-    static final String USAGE = String.join("\n",
-            "  faults   [--loss 0.01,0.1,0.3] [--calls 10000] [--workload w4] [--max-message 4000000]",
-            "           [--max-outstanding 16] [--duplicate P] [--delay P] [--max-delay-us 500] [--corrupt P]",
-            "           [--seed 1] [--hang-seconds 30] [--rtt-us 100] [--verbose true]",
-            "           [--handler echo|never-reply|released-reply]   (every tenth request mishandled)",
-            "           echo calls over loopback UDP with injected faults; counts how each call ended per loss level");
-    private static final Set<String> OPTIONS = Set.of("loss", "calls", "workload", "max-message", "max-outstanding",
-            "duplicate", "delay", "max-delay-us", "corrupt", "seed", "hang-seconds", "rtt-us", "verbose", "handler");
+    @Override
+    public String name() {
+        return "faults";
+    }
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args args = Args.parse("faults", argv, OPTIONS);
+    public String[] description() {
+        return new String[] {"Echo calls over loopback UDP with injected faults; counts how each call ended per loss"
+                + " level."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return List.of(
+                CliOption.value("loss", "P,...", "loss levels, one run each, each in [0, 1) (default 0.01,0.1,0.3)"),
+                CliOption.value("calls", "N", "calls per level (default 10000)"),
+                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
+                CliOption.value("max-message", "B", "longest message (default 4000000)"),
+                CliOption.value("max-outstanding", "N", "calls in flight (default 16)"),
+                CliOption.value("duplicate", "P", "probability a datagram is duplicated (default 0)"),
+                CliOption.value("delay", "P", "probability a datagram is delayed (default 0)"),
+                CliOption.value("max-delay-us", "N", "longest delay, microseconds (default 500)"),
+                CliOption.value("corrupt", "P", "probability a datagram is corrupted (default 0)"),
+                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.value("hang-seconds", "S", "a level in which no call ends for this long stops; its open"
+                        + " calls count as hung (default 30)"),
+                CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default 100)"),
+                CliOption.value("verbose", "true|false", "print the engines' counters for every level (default"
+                        + " false)"),
+                CliOption.value("handler", "echo|never-reply|released-reply", "how every tenth request is"
+                        + " mishandled (default echo: none is)"));
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
         List<Double> losses = new ArrayList<>();
         for (String s : args.list("loss", "0.01,0.1,0.3")) {
             losses.add(probability("loss", s));

@@ -19,18 +19,36 @@ import java.util.Set;
  * the JVM's memory. Exits 0 when every real call ended (none lost or wrong) and the caps held.
  */
 final class HostileCommand implements Command {
-    static final String USAGE = String.join("\n",
-            "  hostile  [--seconds 10] [--rate 20000] [--ports 256] [--max-server-rpcs N] [--max-buffered-total B]",
-            "           [--max-buffered-per-peer B] [--max-message 1000000] [--flood-bytes 60000] [--seed 1]",
-            "           [--attack mixed|memory|reflect]",
-            "           spoofed and flooding peer vs an echo server with a real client; caps default to HomaConfig's;",
-            "           memory: only first packets declaring --max-message; reflect: only 69-byte first packets");
-    private static final Set<String> OPTIONS = Set.of("seconds", "rate", "ports", "max-server-rpcs",
-            "max-buffered-total", "max-buffered-per-peer", "max-message", "flood-bytes", "seed", "attack");
+    @Override
+    public String name() {
+        return "hostile";
+    }
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        HostilePlan plan = plan(Args.parse("hostile", argv, OPTIONS));
+    public String[] description() {
+        return new String[] {"A spoofing and flooding peer against an echo server that a real client calls."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return List.of(
+                CliOption.value("seconds", "S", "how long (default 10)"),
+                CliOption.value("rate", "N", "hostile datagrams per second (default 20000)"),
+                CliOption.value("ports", "N", "source ports the hostile peer spreads over (default 256)"),
+                CliOption.value("max-server-rpcs", "N", "the server's cap (default HomaConfig's)"),
+                CliOption.value("max-buffered-total", "B", "the server's cap (default HomaConfig's)"),
+                CliOption.value("max-buffered-per-peer", "B", "the server's cap (default HomaConfig's)"),
+                CliOption.value("max-message", "B", "the server's longest message (default "
+                        + ClientCommand.DEFAULT_MAX_MESSAGE + ")"),
+                CliOption.value("flood-bytes", "B", "bytes of each flooding message (default 60000)"),
+                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.value("attack", "mixed|memory|reflect", "memory: only first packets declaring"
+                        + " --max-message; reflect: only 69-byte first packets (default mixed)"));
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
+        HostilePlan plan = plan(args);
         HomaConfig c = plan.serverConfig();
         err.println(String.format(Locale.ROOT, "hostile: %.0f s at %d datagrams/s from %d ports; server caps:"
                         + " %d server RPCs, %d B buffered in total, %d B per peer, %d B per message",

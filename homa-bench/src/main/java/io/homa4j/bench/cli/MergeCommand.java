@@ -29,7 +29,6 @@ import java.util.TreeSet;
  */
 final class MergeCommand implements Command {
     static final String SVG_FILE = "rtt.svg";
-    private static final Set<String> OPTIONS = Set.of("in", "out", "title");
 
     /** What one figure shows: all calls merged, the runs behind them, and each repeat's own results. */
     record Figure(ResultSet merged, List<RunsCsv.ClientRun> runs, List<ResultSet> repeats) {
@@ -39,8 +38,27 @@ final class MergeCommand implements Command {
     }
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args args = Args.parse("merge", argv, OPTIONS);
+    public String name() {
+        return "merge";
+    }
+
+    @Override
+    public String[] description() {
+        return new String[] {"Merges client runs' histograms.csv into DIR/results.csv, DIR/histograms.csv and"
+                + " DIR/rtt.svg."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return List.of(
+                CliOption.required("in", "DIR,...", "the client runs' output directories"),
+                CliOption.required("out", "DIR", "where the merged results go"),
+                CliOption.value("title", "T", "the figure's title (default: workload, load, date and commit from"
+                        + " the runs' runs.csv, which also tell OVERLOADED)"));
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
         List<String> inputs = args.list("in", null);
         Path outDir = Path.of(args.required("out"));
         ResultSet results = new ResultSet();

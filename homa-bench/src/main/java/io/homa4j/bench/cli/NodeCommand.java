@@ -6,9 +6,8 @@ import io.homa4j.bench.transport.BenchServer;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,11 +29,28 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class NodeCommand implements Command {
     static final String READY_PREFIX = "homa-bench node: protocol=";
     private static final long START_POLL_MILLIS = 10;
-    private static final Set<String> OPTIONS = withClientOptions("port", "start-file");
+    private static final List<CliOption> OPTIONS = withClientOptions(
+            CliOption.required("port", "P", "the echo server's UDP or TCP port"),
+            CliOption.value("start-file", "F", "the client starts once this file exists (default: at once)"));
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args args = Args.parse("node", argv, OPTIONS);
+    public String name() {
+        return "node";
+    }
+
+    @Override
+    public String[] description() {
+        return new String[] {"One host of an all-to-all run: echo server and client in one JVM (Homa: one endpoint).",
+                "The client starts once F exists; the server answers until SIGTERM/SIGINT."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return OPTIONS;
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
         ClientCommand.Plan plan = ClientCommand.plan(args);
         int port = args.intValue("port", null, 0, 65_535);
         Path startFile = args.has("start-file") ? Path.of(args.string("start-file", null)) : null;
@@ -91,9 +107,9 @@ final class NodeCommand implements Command {
         return stop.getCount() > 0;
     }
 
-    private static Set<String> withClientOptions(String... own) {
-        Set<String> all = new HashSet<>(ClientCommand.OPTIONS);
-        all.addAll(List.of(own));
-        return Set.copyOf(all);
+    private static List<CliOption> withClientOptions(CliOption... own) {
+        List<CliOption> all = new ArrayList<>(List.of(own));
+        all.addAll(ClientCommand.OPTIONS);
+        return List.copyOf(all);
     }
 }

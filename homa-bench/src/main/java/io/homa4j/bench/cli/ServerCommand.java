@@ -8,7 +8,6 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -18,12 +17,34 @@ import java.util.concurrent.CountDownLatch;
 final class ServerCommand implements Command {
     static final String READY_PREFIX = "homa-bench server: protocol=";
     static final int DEFAULT_MAX_MESSAGE = 64 << 20;
-    private static final Set<String> OPTIONS = Set.of("protocol", "port", "bind", "link-mbps", "rtt-us",
-            "max-message", "tcp-connections");
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        Args args = Args.parse("server", argv, OPTIONS);
+    public String name() {
+        return "server";
+    }
+
+    @Override
+    public String[] description() {
+        return new String[] {"Echo server until SIGTERM/SIGINT."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return List.of(
+                CliOption.required("protocol", "homa|tcp", "the transport"),
+                CliOption.required("port", "P", "UDP or TCP port; 0 for any free one (printed when serving)"),
+                CliOption.value("bind", "ADDR", "local address (default loopback)"),
+                CliOption.value("link-mbps", "N", "Homa's link rate: pacing and windows (default "
+                        + ClientCommand.DEFAULT_LINK_MBPS + ")"),
+                CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default "
+                        + ClientCommand.DEFAULT_RTT_US + ")"),
+                CliOption.value("max-message", "B", "longest message accepted (default " + DEFAULT_MAX_MESSAGE
+                        + ")"),
+                CliOption.value("tcp-connections", "N", "accepted and ignored: the server takes any number"));
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
         Protocol protocol = ClientCommand.protocol(args);
         int port = args.intValue("port", null, 0, 65_535);
         InetAddress bind = args.address("bind", InetAddress.getLoopbackAddress());

@@ -5,6 +5,11 @@ package io.homa4j.bench.cli;
  * SIGTERM). Uses {@code sun.misc.Signal} (module jdk.unsupported). A signal the JVM may not take over (SIGINT is
  * ignored in background jobs of a non-interactive shell) is left alone; if neither can be taken, a shutdown hook
  * runs the callback instead.
+ *
+ * <p>Kept when the command line moved to picocli, which handles no signals. The only public JDK alternative, a
+ * shutdown hook, cannot end the process with exit code 0, and {@code netlab/compare.sh} and
+ * {@code netlab/two-hosts.sh} treat a server or node that does not exit 0 after SIGTERM as failed; a library for
+ * signals (JNR, JLine) would wrap this same class.
  */
 final class Signals {
     private Signals() {

@@ -10,27 +10,49 @@ import io.homa4j.bench.workload.Workload;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * {@code soak}: mixed-size echo calls over loopback with random loss for a fixed time (see {@link SoakRun}); exits
  * 0 when no call was lost, none came back wrong or untyped, and Netty reported no leak.
  */
 final class SoakCommand implements Command {
-    static final String USAGE = String.join("\n",
-            "  soak     --minutes M [--loss 0.05] [--concurrency 4] [--workload w4] [--max-message 1000000]",
-            "           [--seed 1] [--progress-seconds 10] [--drain-seconds 30] [--rtt-us 100]",
-            "           [--handler echo|never-reply|released-reply] [--attack-rate 0] [--attack-ports 16]",
-            "           echo calls under random loss; progress lines with memory; exit 1 on a lost call or leak;",
-            "           --handler mishandles every tenth request; --attack-rate sends that many forged first",
-            "           packets of max-message requests per second (memory attack)");
-    private static final Set<String> OPTIONS = Set.of("minutes", "loss", "concurrency", "workload", "max-message",
-            "seed", "progress-seconds", "drain-seconds", "rtt-us", "handler", "attack-rate", "attack-ports");
+    @Override
+    public String name() {
+        return "soak";
+    }
 
     @Override
-    public int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+    public String[] description() {
+        return new String[] {"Echo calls under random loss for a fixed time; progress lines with memory; exit 1 on"
+                + " a lost call or a leak."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return List.of(
+                CliOption.required("minutes", "M", "how long"),
+                CliOption.value("loss", "P", "probability the client's filter drops a datagram, each way, 0 to 0.5"
+                        + " (default 0.05)"),
+                CliOption.value("concurrency", "N", "calls in flight (default 4)"),
+                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
+                CliOption.value("max-message", "B", "longest message (default "
+                        + ClientCommand.DEFAULT_MAX_MESSAGE + ")"),
+                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.value("progress-seconds", "S", "seconds between progress lines (default 10)"),
+                CliOption.value("drain-seconds", "S", "seconds the last calls may take (default 30)"),
+                CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default "
+                        + ClientCommand.DEFAULT_RTT_US + ")"),
+                CliOption.value("handler", "echo|never-reply|released-reply", "how every tenth request is"
+                        + " mishandled (default echo: none is)"),
+                CliOption.value("attack-rate", "N", "forged first packets of --max-message requests per second, a"
+                        + " memory attack alongside the calls (default 0: none)"),
+                CliOption.value("attack-ports", "N", "source ports the forged packets spread over (default 16)"));
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
         LeakCounter.install(); // before the first buffer class loads, so leaks are counted
-        SoakPlan plan = plan(Args.parse("soak", argv, OPTIONS));
+        SoakPlan plan = plan(args);
         SoakResult result = new SoakRun(plan, err).run();
         out.println(String.format(Locale.ROOT, "soak: started %d  completed byte-exact %d  failed typed %d %s"
                         + "  mismatched %d  untyped %d  lost %d  (%.0f calls/s)",

@@ -2,6 +2,8 @@ package io.homa4j.bench.simulate;
 
 import io.homa4j.bench.cli.Args;
 import io.homa4j.bench.cli.Cli;
+import io.homa4j.bench.cli.CliOption;
+import io.homa4j.bench.cli.Command;
 import io.homa4j.bench.cli.UsageException;
 import io.homa4j.bench.driver.LatencyRecorder;
 import io.homa4j.bench.driver.LengthBuckets;
@@ -23,63 +25,81 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import java.util.Set;
-
 /**
  * {@code simulate}: the datacenter-scale study in virtual time (see {@code docs/simulation.md}). Measures the
  * unloaded RTT table, runs the loaded rack, then writes {@code results.csv} (RTT, the {@code compare} header),
  * {@code histograms.csv} (mergeable with {@code merge}), {@code slowdown.csv}, {@code slowdown.svg} and
  * {@code summary.txt} into the output directory, printing progress and the table.
  */
-public final class SimulateCommand {
-    public static final String USAGE = String.join("\n",
-            "  simulate [--hosts 16] [--link-gbps 100] [--workload w1..w5|SIZE] [--load 0.8] [--duration-ms 10]",
-            "           [--seed 1] [--protocol homa|fifo-baseline] [--priorities N] [--overcommit N] [--no-srpt]",
-            "           [--out results/simulate] [--load-basis wire|data] [--warmup-ms W] [--drain-ms D]",
-            "           [--max-message B] [--max-outstanding 1000] [--propagation-ns 200] [--switch-latency-ns 250]",
-            "           [--port-buffer-kb 1024] [--shared-buffer-kb 8192] [--pacer-queue-ns N] [--progress lines|none]",
-            "           [--in-process]",
-            "           virtual-time rack on the real engine; writes DIR/results.csv, slowdown.csv, slowdown.svg;",
-            "           runs in a child JVM on -XX:+UseParallelGC unless --in-process or a collector is chosen");
-    static final String NO_SRPT = "--no-srpt";
-    private static final Set<String> OPTIONS = Set.of("hosts", "link-gbps", "workload", "load", "duration-ms",
-            "seed", "protocol", "priorities", "overcommit", "out", "load-basis", "warmup-ms", "drain-ms",
-            "max-message", "max-outstanding", "propagation-ns", "switch-latency-ns", "port-buffer-kb",
-            "shared-buffer-kb", "progress", "pacer-queue-ns");
+public final class SimulateCommand implements Command {
     private static final long WALL_PROGRESS_NANOS = 2_000_000_000L;
 
-    private SimulateCommand() {
+    @Override
+    public String name() {
+        return "simulate";
+    }
+
+    @Override
+    public String[] description() {
+        return new String[] {"A virtual-time rack on the real engine; writes DIR/results.csv, slowdown.csv and"
+                + " slowdown.svg.", "Runs in a child JVM on -XX:+UseParallelGC unless --in-process or a collector is"
+                + " chosen."};
+    }
+
+    @Override
+    public List<CliOption> options() {
+        return List.of(
+                CliOption.value("hosts", "N", "hosts of the rack (default " + RackSpec.DEFAULT_HOSTS + ")"),
+                CliOption.value("link-gbps", "N", "link rate (default " + RackSpec.DEFAULT_LINK_GBPS + ")"),
+                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
+                CliOption.value("load", "L", "offered load, a fraction of the links (default 0.8)"),
+                CliOption.value("load-basis", "wire|data", "what the load counts: bytes on the wire or message"
+                        + " bytes (default wire)"),
+                CliOption.value("duration-ms", "MS", "measured virtual milliseconds (default 10)"),
+                CliOption.value("warmup-ms", "MS", "virtual milliseconds before measuring (default a fifth of the"
+                        + " duration)"),
+                CliOption.value("drain-ms", "MS", "virtual milliseconds the last calls may take (default twice the"
+                        + " duration, at least 20)"),
+                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.value("protocol", "homa|fifo-baseline", "the transport (default homa)"),
+                CliOption.value("priorities", "N", "homa ablation: priority levels, 1 to 8"),
+                CliOption.value("overcommit", "N", "homa ablation: messages granted at once"),
+                CliOption.flag("no-srpt", "homa ablation: grant in arrival order, not SRPT"),
+                CliOption.value("pacer-queue-ns", "N", "homa: the pacer's queue limit"),
+                CliOption.value("max-message", "B", "longest message; the workload is cut there"),
+                CliOption.value("max-outstanding", "N", "calls in flight per host (default 1000)"),
+                CliOption.value("propagation-ns", "N", "per-link propagation delay (default "
+                        + RackSpec.DEFAULT_PROPAGATION_NANOS + ")"),
+                CliOption.value("switch-latency-ns", "N", "switch latency (default "
+                        + RackSpec.DEFAULT_SWITCH_LATENCY_NANOS + ")"),
+                CliOption.value("port-buffer-kb", "N", "switch buffer per port (default "
+                        + (RackSpec.DEFAULT_PORT_BUFFER_BYTES >> 10) + ")"),
+                CliOption.value("shared-buffer-kb", "N", "switch buffer shared by the ports (default "
+                        + (RackSpec.DEFAULT_SHARED_BUFFER_BYTES >> 10) + ")"),
+                CliOption.value("out", "DIR", "output directory (default results/simulate)"),
+                CliOption.value("progress", "lines|none", "progress lines (default lines)"),
+                CliOption.flag("in-process", "run in this JVM, whatever its collector"));
     }
 
     /** A parsed command line. */
     record Invocation(SimulationPlan plan, Path outDir, boolean progress) {
     }
 
-    /** Runs {@code simulate} with the arguments after its name; bad arguments throw {@link UsageException}. */
-    public static int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
-        List<String> tokens = new ArrayList<>(argv);
-        boolean inProcess = tokens.remove(ThroughputCollector.IN_PROCESS);
-        Invocation inv = parse(tokens);
-        if (!inProcess && ThroughputCollector.shouldRelaunch()) {
+    /** Runs {@code simulate} with the parsed options; bad values throw {@link UsageException}. */
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
+        Invocation inv = parse(args);
+        if (!args.flag("in-process") && ThroughputCollector.shouldRelaunch()) {
             out.println("simulate: running in a child JVM with " + ThroughputCollector.FLAG
                     + " (the throughput collector; " + ThroughputCollector.IN_PROCESS + " stays in this one)");
             out.flush();
-            return ThroughputCollector.runChild(tokens);
+            return ThroughputCollector.runChild(args.tokens());
         }
         execute(inv, out);
         return Cli.OK;
     }
 
-    static Invocation parse(List<String> argv) throws UsageException {
-        List<String> tokens = new ArrayList<>(argv);
-        int flags = 0;
-        while (tokens.remove(NO_SRPT)) {
-            flags++;
-        }
-        if (flags > 1) {
-            throw new UsageException("simulate: option " + NO_SRPT + " given twice");
-        }
-        Args args = Args.parse("simulate", tokens, OPTIONS);
+    static Invocation parse(Args args) throws UsageException {
         int hosts = args.intValue("hosts", RackSpec.DEFAULT_HOSTS, 2, 1_024);
         int gbps = args.intValue("link-gbps", RackSpec.DEFAULT_LINK_GBPS, 1, 1_000);
         long propagation = args.longValue("propagation-ns", RackSpec.DEFAULT_PROPAGATION_NANOS, 0, 1_000_000);
@@ -122,7 +142,7 @@ public final class SimulateCommand {
         }
         int priorities = args.has("priorities") ? args.intValue("priorities", null, 1, 8) : 0;
         int overcommit = args.has("overcommit") ? args.intValue("overcommit", null, 1, 1_024) : 0;
-        boolean srpt = flags == 0;
+        boolean srpt = !args.flag("no-srpt");
         if (protocol == SimProtocol.FIFO_BASELINE && (priorities > 0 || overcommit > 0 || !srpt)) {
             throw new UsageException("simulate: --priorities, --overcommit and --no-srpt are ablations of homa;"
                     + " fifo-baseline has none of those mechanisms");

@@ -29,35 +29,35 @@ class CliTest {
     @ParameterizedTest
     @ValueSource(strings = {
             "=>missing command",
-            "frobnicate=>unknown command 'frobnicate'",
-            "compare|--bogus|1=>unknown option --bogus",
-            "compare|--load=>option --load needs a value",
+            "frobnicate=>Unmatched argument at index 0: 'frobnicate'",
+            "compare|--bogus|1=>compare: Unknown options: '--bogus'",
+            "compare|--load=>compare: Missing required parameter for option '--load'",
             "compare|--load|abc=>--load must be a number",
             "compare|--load|0=>--load must be in",
-            "compare|--load|0.5|--load|0.6=>given twice",
+            "compare|--load|0.5|--load|0.6=>'--load' (L) should be specified only once",
             "compare|--workload|w9=>workload must be w1..w5",
             "compare|--protocols|homa,udp=>protocol must be homa or tcp",
             "compare|--mode|threads=>--mode must be child or in-process",
             "compare|--duration|-1=>--duration must be in",
-            "compare|stray=>unexpected argument 'stray'",
-            "client|--protocol|tcp|--load-mbps|10|--duration|1|--out|x=>missing required option --servers",
-            "client|--protocol|sctp|--servers|h:1=>protocol must be homa or tcp",
-            "client|--protocol|tcp|--servers|localhost=>needs host:port",
-            "client|--protocol|tcp|--servers|127.0.0.1:70000=>port out of range",
-            "client|--protocol|tcp|--servers|127.0.0.1:x=>bad port",
+            "compare|stray=>compare: Unmatched argument at index 1: 'stray'",
+            "client|--protocol|tcp|--load-mbps|10|--duration|1|--out|x=>Missing required option: '--servers",
+            "client|--protocol|sctp|--servers|h:1|--load-mbps|10|--duration|1|--out|x=>protocol must be homa or tcp",
+            "client|--protocol|tcp|--servers|localhost|--load-mbps|10|--duration|1|--out|x=>needs host:port",
+            "client|--protocol|tcp|--servers|127.0.0.1:70000|--load-mbps|10|--duration|1|--out|x=>port out of range",
+            "client|--protocol|tcp|--servers|127.0.0.1:x|--load-mbps|10|--duration|1|--out|x=>bad port",
             "client|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--progress|loud"
                     + "=>--progress must be",
             "client|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--max-message|0"
                     + "=>--max-message must be in",
             "node|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x"
-                    + "=>missing required option --port",
+                    + "=>Missing required option: '--port",
             "node|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--port|1|--bogus|1"
-                    + "=>unknown option --bogus",
-            "server|--protocol|tcp=>missing required option --port",
+                    + "=>node: Unknown options: '--bogus'",
+            "server|--protocol|tcp=>Missing required option: '--port",
             "server|--protocol|tcp|--port|-3=>--port must be in",
-            "merge|--out|x=>missing required option --in",
+            "merge|--out|x=>Missing required option: '--in",
             "merge|--in|a,,b|--out|x=>empty entry",
-            "soak=>missing required option --minutes",
+            "soak=>Missing required option: '--minutes",
             "soak|--minutes|0=>--minutes must be in",
             "soak|--minutes|ten=>--minutes must be a number",
             "soak|--minutes|1|--loss|0.9=>--loss must be in [0, 0.5]",
@@ -65,7 +65,7 @@ class CliTest {
             "soak|--minutes|1|--loss|lots=>--loss must be a number",
             "soak|--minutes|1|--concurrency|0=>--concurrency must be in",
             "soak|--minutes|1|--workload|w7=>workload must be w1..w5",
-            "soak|--minutes|1|--hours|2=>unknown option --hours",
+            "soak|--minutes|1|--hours|2=>soak: Unknown options: '--hours'",
             "hostile|--rate|0=>--rate must be in",
             "hostile|--ports|many=>--ports must be an integer",
             "hostile|--seconds|-2=>--seconds must be in",
@@ -82,8 +82,49 @@ class CliTest {
         String[] lines = r.err().split("\n");
         assertTrue(lines[0].startsWith("homa-bench: ") && lines[0].contains(parts[1]),
                 "first line names the problem: " + lines[0]);
-        assertTrue(lines[1].startsWith("usage: java -jar homa-bench.jar"), "then the usage: " + lines[1]);
+        // then the usage of the command that was given (suggestions may come first)
+        String usage = "Usage: java -jar homa-bench.jar" + (args.length == 0 || parts[1].contains("index 0") ? " ["
+                : " " + args[0] + " [");
+        assertTrue(r.err().contains("\n" + usage), "then the usage: " + r.err());
         assertEquals("", r.out());
+    }
+
+    @Test
+    void aMistypedCommandOrOptionGetsTheNearestName() {
+        Result command = run("compre");
+        assertEquals(2, command.code());
+        assertTrue(command.err().contains("Did you mean: java -jar homa-bench.jar compare?"), command.err());
+        Result option = run("compare", "--lod", "0.5");
+        assertEquals(2, option.code());
+        assertTrue(option.err().contains("Possible solutions: --load"), option.err());
+    }
+
+    @Test
+    void everyCommandHasItsOwnHelp() {
+        for (Command command : Cli.commands()) {
+            if (command.passesArgumentsThrough()) {
+                continue; // its -h is the other program's
+            }
+            Result r = run(command.name(), "--help");
+            assertEquals(0, r.code(), command.name());
+            assertTrue(r.out().startsWith("Usage: java -jar homa-bench.jar " + command.name()), r.out());
+            for (CliOption option : command.options()) {
+                assertTrue(r.out().contains("--" + option.name()), command.name() + " --help lists --"
+                        + option.name());
+            }
+        }
+        Result viaHelp = run("help", "soak");
+        assertEquals(0, viaHelp.code());
+        assertTrue(viaHelp.out().contains("--minutes=M"), viaHelp.out());
+    }
+
+    @Test
+    void valuesMayFollowAnEqualsSignAndFlagsTakeNone() {
+        Args args = Cli.parse(new io.homa4j.bench.simulate.SimulateCommand(), "--load=0.5", "--no-srpt",
+                "--hosts", "4");
+        assertTrue(args.flag("no-srpt"));
+        assertEquals("0.5", args.string("load", null));
+        assertEquals(java.util.List.of("--load", "0.5", "--hosts", "4", "--no-srpt"), args.tokens());
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import io.homa4j.bench.cli.Cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,10 +23,10 @@ class SimulateDeterminismTest {
     Path tmp;
 
     private SimulationResult run(Path dir, long seed) throws Exception {
-        List<String> argv = List.of("--hosts", "4", "--link-gbps", "10", "--workload", "w3", "--max-message",
+        String[] argv = {"--hosts", "4", "--link-gbps", "10", "--workload", "w3", "--max-message",
                 "60000", "--load", "0.7", "--duration-ms", "1", "--warmup-ms", "0.2", "--drain-ms", "10",
-                "--seed", Long.toString(seed), "--progress", "none", "--out", dir.toString());
-        SimulateCommand.Invocation inv = SimulateCommand.parse(argv);
+                "--seed", Long.toString(seed), "--progress", "none", "--out", dir.toString()};
+        SimulateCommand.Invocation inv = SimulateCommand.parse(Cli.parse(new SimulateCommand(), argv));
         return SimulateCommand.execute(inv, new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8));
     }
