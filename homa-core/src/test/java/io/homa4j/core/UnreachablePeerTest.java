@@ -64,14 +64,14 @@ class UnreachablePeerTest {
 
     @Test
     void unreachableFailsTheCallsToThatServerOnly() {
-        long probeSent = net.now;
-        long a = client.engine.call(nobody, TestNet.payload(100, 1), Long.MAX_VALUE, net.now);
-        long b = client.engine.call(nobody, TestNet.payload(300_000, 2), Long.MAX_VALUE, net.now);
+        long probeSent = net.now();
+        long a = client.engine.call(nobody, TestNet.payload(100, 1), Long.MAX_VALUE, net.now());
+        long b = client.engine.call(nobody, TestNet.payload(300_000, 2), Long.MAX_VALUE, net.now());
         long live = client.call(server, 1_000, 3);
         assertEquals(2, client.engine.peerRpcCount(nobody));
         net.runFor(MS);
 
-        assertEquals(2, client.engine.peerUnreachable(nobody, probeSent, net.now));
+        assertEquals(2, client.engine.peerUnreachable(nobody, probeSent, net.now()));
         RpcFailure small = client.failures.get(a);
         RpcFailure large = client.failures.get(b);
         assertEquals(ErrorCode.UNAVAILABLE, small.code());
@@ -83,19 +83,19 @@ class UnreachablePeerTest {
 
         net.runUntil(() -> client.done(live), 50 * MS);
         assertTrue(client.responses.containsKey(live), "the reachable server's call is untouched");
-        assertEquals(0, client.engine.peerUnreachable(nobody, probeSent, net.now), "nothing left to fail");
+        assertEquals(0, client.engine.peerUnreachable(nobody, probeSent, net.now()), "nothing left to fail");
         assertNoState(client.engine);
     }
 
     @Test
     void aReportIsStaleWhenTheServerWasHeardSinceTheProbe() {
         server.handler = (h, c, req) -> null; // holds the request
-        long probeSent = net.now;
+        long probeSent = net.now();
         long id = client.call(server, 200_000, 1); // long enough to need the server's grants
         net.runUntil(() -> !server.heldRequests.isEmpty(), 50 * MS);
         assertTrue(client.engine.peerHeardSince(server.address, probeSent));
 
-        assertEquals(0, client.engine.peerUnreachable(server.address, probeSent, net.now));
+        assertEquals(0, client.engine.peerUnreachable(server.address, probeSent, net.now()));
         assertFalse(client.done(id));
         assertTrue(server.replyHeld(server.heldRequests.keySet().iterator().next()));
         net.runUntil(() -> client.done(id), 50 * MS);
@@ -109,8 +109,8 @@ class UnreachablePeerTest {
 
     @Test
     void aClosedEngineFailsNothing() {
-        client.engine.call(nobody, TestNet.payload(100, 1), Long.MAX_VALUE, net.now);
-        client.engine.close(net.now);
-        assertEquals(0, client.engine.peerUnreachable(nobody, 0, net.now));
+        client.engine.call(nobody, TestNet.payload(100, 1), Long.MAX_VALUE, net.now());
+        client.engine.close(net.now());
+        assertEquals(0, client.engine.peerUnreachable(nobody, 0, net.now()));
     }
 }
