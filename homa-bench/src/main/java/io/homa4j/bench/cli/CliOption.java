@@ -27,6 +27,32 @@ public record CliOption(String name, String label, String description, boolean r
         return new CliOption(name, null, description, false);
     }
 
+    /** {@code --workload}, as every command that generates messages takes it (default w4). */
+    public static CliOption workload() {
+        return value("workload", "w1..w5|SIZE", "message lengths: the paper's workloads, or one size (default w4)");
+    }
+
+    /** {@code --seed} (default 1). */
+    public static CliOption seed() {
+        return value("seed", "S", "random seed (default 1)");
+    }
+
+    /** {@code --rtt-us}: what Homa sizes its windows and timers for. */
+    public static CliOption rttMicros(int defaultMicros) {
+        return value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default " + defaultMicros + ")");
+    }
+
+    /** {@code --max-message}: the longest message; a workload is cut there. */
+    public static CliOption maxMessage(int defaultBytes) {
+        return value("max-message", "B", "longest message; the workload is cut there (default " + defaultBytes + ")");
+    }
+
+    /** {@code --handler}: the echo server mishandles every tenth request this way (default: none). */
+    public static CliOption handler() {
+        return value("handler", "echo|never-reply|released-reply", "how every tenth request is mishandled (default"
+                + " echo: none is)");
+    }
+
     public boolean isFlag() {
         return label == null;
     }

@@ -40,18 +40,15 @@ final class ClientCommand implements Command {
     static final List<CliOption> OPTIONS = List.of(
             CliOption.required("protocol", "homa|tcp", "the transport"),
             CliOption.required("servers", "HOST:PORT,...", "the echo servers, called in turn"),
-            CliOption.value("workload", "w1..w5|SIZE", "message lengths: the paper's workloads, or one size"
-                    + " (default w4)"),
+            CliOption.workload(),
             CliOption.required("load-mbps", "M", "offered load in Mbit/s of requests (Poisson arrivals)"),
             CliOption.required("duration", "S", "measured seconds"),
-            CliOption.value("max-message", "B", "longest message; the workload is cut there (default "
-                    + DEFAULT_MAX_MESSAGE + ")"),
+            CliOption.maxMessage(DEFAULT_MAX_MESSAGE),
             CliOption.required("out", "DIR", "where results.csv, histograms.csv and runs.csv go"),
             CliOption.value("bind", "ADDR", "local address (default loopback)"),
             CliOption.value("link-mbps", "N", "Homa's link rate: pacing and windows (default " + DEFAULT_LINK_MBPS
                     + ")"),
-            CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default " + DEFAULT_RTT_US
-                    + ")"),
+            CliOption.rttMicros(DEFAULT_RTT_US),
             CliOption.value("max-outstanding", "N", "calls in flight at most (default " + DEFAULT_MAX_OUTSTANDING
                     + ")"),
             CliOption.value("max-waiting", "N", "arrivals that may wait for the in-flight cap; more are skipped"

@@ -107,7 +107,7 @@ final class CompareCommand implements Command {
                 CliOption.value("where", "auto|rack|loopback", "auto: the rack when it can be built (default auto)"),
                 CliOption.value("repeats", "N", "Homa/TCP pairs, order alternating (default " + DEFAULT_REPEATS
                         + ")"),
-                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
+                CliOption.workload(),
                 CliOption.value("load", "L", "offered load as a fraction of --link-mbps (default " + RACK_LOAD
                         + " in the rack, " + LOOPBACK_LOAD + " on loopback)"),
                 CliOption.value("link-mbps", "N", "link rate (default " + RACK_LINK_MBPS + " in the rack, "
@@ -117,8 +117,7 @@ final class CompareCommand implements Command {
                         + ")"),
                 CliOption.value("warmup", "S", "seconds before measuring (default " + (int) RACK_WARMUP_SECONDS
                         + " in the rack, " + (int) LOOPBACK_WARMUP_SECONDS + " on loopback)"),
-                CliOption.value("max-message", "B", "longest message; the workload is cut there (default "
-                        + ClientCommand.DEFAULT_MAX_MESSAGE + ")"),
+                CliOption.maxMessage(ClientCommand.DEFAULT_MAX_MESSAGE),
                 CliOption.value("out", "DIR", "output directory (default " + DEFAULT_OUT + ")"),
                 CliOption.value("protocols", "homa,tcp", "which protocols, in this order (default homa,tcp)"),
                 CliOption.value("seed", "S", "random seed of the first repeat; repeat r uses S+r-1 (default 1)"),

@@ -38,21 +38,20 @@ final class FaultsCommand implements Command {
         return List.of(
                 CliOption.value("loss", "P,...", "loss levels, one run each, each in [0, 1) (default 0.01,0.1,0.3)"),
                 CliOption.value("calls", "N", "calls per level (default 10000)"),
-                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
-                CliOption.value("max-message", "B", "longest message (default 4000000)"),
+                CliOption.workload(),
+                CliOption.maxMessage(4_000_000),
                 CliOption.value("max-outstanding", "N", "calls in flight (default 16)"),
                 CliOption.value("duplicate", "P", "probability a datagram is duplicated (default 0)"),
                 CliOption.value("delay", "P", "probability a datagram is delayed (default 0)"),
                 CliOption.value("max-delay-us", "N", "longest delay, microseconds (default 500)"),
                 CliOption.value("corrupt", "P", "probability a datagram is corrupted (default 0)"),
-                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.seed(),
                 CliOption.value("hang-seconds", "S", "a level in which no call ends for this long stops; its open"
                         + " calls count as hung (default 30)"),
-                CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default 100)"),
+                CliOption.rttMicros(100),
                 CliOption.value("verbose", "true|false", "print the engines' counters for every level (default"
                         + " false)"),
-                CliOption.value("handler", "echo|never-reply|released-reply", "how every tenth request is"
-                        + " mishandled (default echo: none is)"));
+                CliOption.handler());
     }
 
     @Override

@@ -41,7 +41,7 @@ final class HostileCommand implements Command {
                 CliOption.value("max-message", "B", "the server's longest message (default "
                         + ClientCommand.DEFAULT_MAX_MESSAGE + ")"),
                 CliOption.value("flood-bytes", "B", "bytes of each flooding message (default 60000)"),
-                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.seed(),
                 CliOption.value("attack", "mixed|memory|reflect", "memory: only first packets declaring"
                         + " --max-message; reflect: only 69-byte first packets (default mixed)"));
     }

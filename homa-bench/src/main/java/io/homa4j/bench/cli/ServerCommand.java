@@ -36,8 +36,7 @@ final class ServerCommand implements Command {
                 CliOption.value("bind", "ADDR", "local address (default loopback)"),
                 CliOption.value("link-mbps", "N", "Homa's link rate: pacing and windows (default "
                         + ClientCommand.DEFAULT_LINK_MBPS + ")"),
-                CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default "
-                        + ClientCommand.DEFAULT_RTT_US + ")"),
+                CliOption.rttMicros(ClientCommand.DEFAULT_RTT_US),
                 CliOption.value("max-message", "B", "longest message accepted (default " + DEFAULT_MAX_MESSAGE
                         + ")"),
                 CliOption.value("tcp-connections", "N", "accepted and ignored: the server takes any number"));

@@ -34,16 +34,13 @@ final class SoakCommand implements Command {
                 CliOption.value("loss", "P", "probability the client's filter drops a datagram, each way, 0 to 0.5"
                         + " (default 0.05)"),
                 CliOption.value("concurrency", "N", "calls in flight (default 4)"),
-                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
-                CliOption.value("max-message", "B", "longest message (default "
-                        + ClientCommand.DEFAULT_MAX_MESSAGE + ")"),
-                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.workload(),
+                CliOption.maxMessage(ClientCommand.DEFAULT_MAX_MESSAGE),
+                CliOption.seed(),
                 CliOption.value("progress-seconds", "S", "seconds between progress lines (default 10)"),
                 CliOption.value("drain-seconds", "S", "seconds the last calls may take (default 30)"),
-                CliOption.value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default "
-                        + ClientCommand.DEFAULT_RTT_US + ")"),
-                CliOption.value("handler", "echo|never-reply|released-reply", "how every tenth request is"
-                        + " mishandled (default echo: none is)"),
+                CliOption.rttMicros(ClientCommand.DEFAULT_RTT_US),
+                CliOption.handler(),
                 CliOption.value("attack-rate", "N", "forged first packets of --max-message requests per second, a"
                         + " memory attack alongside the calls (default 0: none)"),
                 CliOption.value("attack-ports", "N", "source ports the forged packets spread over (default 16)"));

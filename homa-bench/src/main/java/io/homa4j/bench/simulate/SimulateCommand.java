@@ -51,7 +51,7 @@ public final class SimulateCommand implements Command {
         return List.of(
                 CliOption.value("hosts", "N", "hosts of the rack (default " + RackSpec.DEFAULT_HOSTS + ")"),
                 CliOption.value("link-gbps", "N", "link rate (default " + RackSpec.DEFAULT_LINK_GBPS + ")"),
-                CliOption.value("workload", "w1..w5|SIZE", "message lengths (default w4)"),
+                CliOption.workload(),
                 CliOption.value("load", "L", "offered load, a fraction of the links (default 0.8)"),
                 CliOption.value("load-basis", "wire|data", "what the load counts: bytes on the wire or message"
                         + " bytes (default wire)"),
@@ -60,7 +60,7 @@ public final class SimulateCommand implements Command {
                         + " duration)"),
                 CliOption.value("drain-ms", "MS", "virtual milliseconds the last calls may take (default twice the"
                         + " duration, at least 20)"),
-                CliOption.value("seed", "S", "random seed (default 1)"),
+                CliOption.seed(),
                 CliOption.value("protocol", "homa|fifo-baseline", "the transport (default homa)"),
                 CliOption.value("priorities", "N", "homa ablation: priority levels, 1 to 8"),
                 CliOption.value("overcommit", "N", "homa ablation: messages granted at once"),
