@@ -41,8 +41,8 @@ public final class DatagramSink implements PacketSink {
     private final Channel[] channelByLevel;
     /**
      * Per level, when it was first written to since its last flush (a running count; 0: nothing to flush).
-     * Sockets are flushed in the order of their first writes because a message's packets change level mid-message (unscheduled bytes at one level, granted bytes
-     * at the level the receiver chose): flushed by level number, a GRANT answered in the same turn sent the
+     * Sockets are flushed in the order of their first writes because a message's packets change level
+     * mid-message (unscheduled bytes at one level, granted bytes at the level the receiver chose): flushed by level number, a GRANT answered in the same turn sent the
      * granted bytes ahead of the unscheduled ones still queued at another socket, and the receiver dropped them
      * as too far ahead of its data (1 MB echo: 6,796 drops and the retransmissions after them).
      */

@@ -123,16 +123,14 @@ class TransportFuzzTest {
             if (misuse == 1) {
                 request.release();
             }
-            long id;
             try {
                 long deadline = data.consumeBoolean() ? now + data.consumeLong(0, 500_000_000L) : Long.MAX_VALUE;
-                long[] started = new long[1];
-                onLoop(() -> started[0] = engine.call(SELF, request, deadline, now));
-                id = started[0];
+                // Registered in the same loop task that starts the call, as the endpoint does: the loop's next
+                // tasks (the driver's wake-up) may end the call before the harness would otherwise see its id.
+                onLoop(() -> open.put(engine.call(SELF, request, deadline, now), Boolean.TRUE));
             } catch (RpcRejectedException rejected) {
                 return; // typed, and nothing left behind (checked at the end)
             }
-            open.put(id, Boolean.TRUE);
             if (misuse == 2) {
                 request.release();
             } else if (misuse == 3 && request.refCnt() > 0 && request.capacity() > 10) {

@@ -12,8 +12,8 @@ import io.netty.buffer.ByteBuf;
  * bytes arrive (doubling, up to the message's length; each growth is one copy, so at most one extra copy of the
  * message in all), and each segment is copied in at its offset. The buffer's capacity is what the message
  * reserves against the buffer limits, and it never exceeds {@link #MAX_RESERVED_PER_RECEIVED} times the bytes
- * actually received: a first packet claiming 64 MiB reserves about its own size, not 64 MiB, so the memory a
- * sender pins is bounded by what it sends. The payload handed to the application is one contiguous ByteBuf that
+ * actually received, or what this receiver's own GRANTs invited: a first packet claiming 64 MiB reserves about
+ * its own size, not 64 MiB, so the memory a sender pins is bounded by what it sends plus what was granted to it. The payload handed to the application is one contiguous ByteBuf that
  * pins nothing else: a transport reads datagrams into large shared buffers (a recvmmsg or UDP GRO read is up to
  * 1 MB), and a retained slice of one would keep all of it alive while the application holds a 100-byte request.
  *
@@ -78,8 +78,8 @@ public final class IncomingMessage implements Ranked {
      * capacity where that bound allows, so a message growing packet by packet is copied O(log n) times.
      *
      * <p>Why invited bytes are always kept: a receiver grants a window of up to half its incoming cap ahead of
-     * what it has received, so when the kernel drops one 64 KB GSO batch of a message's first bytes, the granted
-     * bytes behind it arrive with little received; dropping them too turned one lost batch into a lost window
+     * what it has received, so when a message's first bytes are lost (a dropped 64 KB GSO batch) or overtaken by
+     * its granted bytes, those arrive with little received; dropping them too turned one lost batch into a lost window
      * (hundreds of KB resent after a RESEND timeout: 6,796 such drops in a 1 MB echo run). What our grants
      * invited is bounded over all messages by the incoming cap, so it cannot be used to pin more memory.
      *
