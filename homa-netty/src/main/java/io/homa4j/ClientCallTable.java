@@ -182,6 +182,8 @@ final class ClientCallTable {
                     + " overloaded, the handler did not run: " + description, true);
             case SHUTTING_DOWN -> new HomaException(ErrorCode.UNAVAILABLE, "server " + call.server
                     + " is shutting down, the handler did not run", true);
+            case NOT_SERVING -> new HomaException(ErrorCode.UNAVAILABLE, "server " + call.server
+                    + " does not serve requests (yet), the handler did not run", true);
             case OK -> throw new AssertionError("handled above");
         });
     }

@@ -40,7 +40,13 @@ final class Envelope {
         /** The server refused the request without running the handler: too many requests pending. */
         OVERLOADED,
         /** The server refused the request without running the handler: it is shutting down. */
-        SHUTTING_DOWN;
+        SHUTTING_DOWN,
+        /**
+         * The server refused the request without running the handler: no handler is installed yet (a request
+         * that arrived between the endpoint's bind and its {@code serve}, e.g. a retry reaching a restarted
+         * server). Appended last: codes are ordinals on the wire.
+         */
+        NOT_SERVING;
 
         private static final Outcome[] BY_CODE = values();
     }

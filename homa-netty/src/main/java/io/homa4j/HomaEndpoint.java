@@ -216,9 +216,11 @@ public final class HomaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Serves requests with {@code handler}, run on the event loop. See {@link RpcHandler} for ownership.
+     * Serves requests with {@code handler}, run on the event loop. See {@link RpcHandler} for ownership. Requests
+     * that arrive before this call are refused with a retry-safe {@code UNAVAILABLE}; to serve from the first
+     * packet, give the handler to the builder ({@link HomaEndpointBuilder#handler(RpcHandler)}).
      *
-     * @throws IllegalStateException when already serving or closed
+     * @throws IllegalStateException when already serving (also by the builder's handler) or closed
      */
     public void serve(RpcHandler handler) {
         server.serve(handler, null);
@@ -226,9 +228,10 @@ public final class HomaEndpoint implements AutoCloseable {
 
     /**
      * Serves requests with {@code handler}, run on {@code executor} (for handlers that block or compute).
-     * When the executor rejects a request, the caller gets HANDLER_ERROR.
+     * When the executor rejects a request, the caller gets {@code RESOURCE_EXHAUSTED} (retry-safe: the handler did
+     * not run).
      *
-     * @throws IllegalStateException when already serving or closed
+     * @throws IllegalStateException when already serving (also by the builder's handler) or closed
      */
     public void serve(RpcHandler handler, Executor executor) {
         server.serve(handler, Objects.requireNonNull(executor, "executor"));

@@ -47,6 +47,8 @@ public final class HomaEndpointBuilder {
     private int maxPendingRequests = Integer.MAX_VALUE;
     private Executor callbackExecutor;
     private long defaultCallTimeoutNanos = TimeUnit.SECONDS.toNanos(30);
+    private RpcHandler handler;
+    private Executor handlerExecutor;
 
     HomaEndpointBuilder() {
     }
@@ -199,6 +201,35 @@ public final class HomaEndpointBuilder {
     }
 
     /**
+     * Serves requests with {@code handler} from the moment the endpoint's sockets are bound, run on the event
+     * loop: the same as {@link HomaEndpoint#serve(RpcHandler)} right after {@code build()}, without the moment
+     * in between, in which requests (say retries reaching a restarted server) are refused with a retry-safe
+     * {@code UNAVAILABLE}. {@code serve} on the built endpoint then throws, as it does when called twice.
+     *
+     * @param handler the request handler; see {@link RpcHandler} for ownership
+     * @return this builder
+     */
+    public HomaEndpointBuilder handler(RpcHandler handler) {
+        this.handler = Objects.requireNonNull(handler, "handler");
+        this.handlerExecutor = null;
+        return this;
+    }
+
+    /**
+     * As {@link #handler(RpcHandler)}, the handler run on {@code executor} (see
+     * {@link HomaEndpoint#serve(RpcHandler, Executor)}).
+     *
+     * @param handler  the request handler; see {@link RpcHandler} for ownership
+     * @param executor where the handler runs
+     * @return this builder
+     */
+    public HomaEndpointBuilder handler(RpcHandler handler, Executor executor) {
+        this.handler = Objects.requireNonNull(handler, "handler");
+        this.handlerExecutor = Objects.requireNonNull(executor, "executor");
+        return this;
+    }
+
+    /**
      * Where call futures complete (and so where their non-async callbacks run), and where
      * {@link HomaEndpoint#onReady} tasks run, instead of the event loop. A response whose future was cancelled
      * before the executor ran its completion is released. Default: the event loop.
@@ -321,6 +352,9 @@ public final class HomaEndpointBuilder {
                 maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor,
                 effective.maxMessageBytes());
         ServerDispatcher server = new ServerDispatcher(host, observers, maxPendingRequests);
+        if (handler != null) {
+            server.serve(handler, handlerExecutor); // before the engine starts, so no request finds it missing
+        }
         host.startEngine(engineFactory, metricsIntervalNanos, new RpcListener() {
             @Override
             public void onRequest(long serverHandle, InetSocketAddress client, ByteBuf request) {

@@ -91,8 +91,10 @@ final class ServerDispatcher {
         unanswered.put(handle, ctx);
         Service s = service.get();
         if (s == null) {
+            // Not the handler's failure: it never ran, so the caller may retry (a restarted server receives
+            // retries before its application calls serve).
             request.release();
-            ctx.failIfUnreplied("endpoint " + host.localAddress() + " does not serve requests");
+            ctx.refuse(Envelope.Outcome.NOT_SERVING, "endpoint " + host.localAddress() + " does not serve requests");
             return;
         }
         if (host.isShuttingDown()) {

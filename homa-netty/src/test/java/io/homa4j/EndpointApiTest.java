@@ -138,17 +138,55 @@ class EndpointApiTest {
     }
 
     @Test
-    void ctxFailAndNoHandlerAreHandlerErrors() {
+    void ctxFailIsAHandlerError() {
         HomaEndpoint server = endpoint(TransportType.AUTO);
         server.serve((ctx, request) -> ctx.fail("not today"));
-        HomaEndpoint silent = endpoint(TransportType.AUTO);
         HomaEndpoint client = endpoint(TransportType.AUTO);
         HomaException failed = homaFailure(client.call(server.localAddress(), new byte[1]));
         assertEquals(ErrorCode.HANDLER_ERROR, failed.code());
         assertTrue(failed.getMessage().contains("not today"));
-        HomaException noHandler = homaFailure(client.call(silent.localAddress(), new byte[1]));
-        assertEquals(ErrorCode.HANDLER_ERROR, noHandler.code());
-        assertTrue(noHandler.getMessage().contains("does not serve"), noHandler.getMessage());
+        assertFalse(failed.isRetrySafe(), "the handler ran");
+    }
+
+    @Test
+    void requestsBeforeServeAreRefusedRetrySafeAndTheRetryIsServed() throws Exception {
+        HomaEndpoint server = endpoint(TransportType.AUTO);
+        HomaEndpoint client = endpoint(TransportType.AUTO);
+        HomaException refused = homaFailure(client.call(server.localAddress(), new byte[] {1}));
+        assertEquals(ErrorCode.UNAVAILABLE, refused.code(), refused.getMessage());
+        assertTrue(refused.isRetrySafe(), "the handler never ran");
+        assertTrue(refused.getMessage().contains("does not serve"), refused.getMessage());
+
+        server.serve((ctx, request) -> ctx.reply(request.retain()));
+        assertArrayEquals(new byte[] {1},
+                client.call(server.localAddress(), new byte[] {1}).get(WAIT_SECONDS, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void builderHandlerServesFromTheFirstRequestAndServeThenThrows() throws Exception {
+        HomaEndpoint server = endpoint(HomaEndpoint.builder().handler((ctx, request) -> ctx.reply(request.retain())));
+        HomaEndpoint client = endpoint(TransportType.AUTO);
+        assertArrayEquals(new byte[] {2, 3},
+                client.call(server.localAddress(), new byte[] {2, 3}).get(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertThrows(IllegalStateException.class, () -> server.serve((ctx, request) -> ctx.fail("second")));
+    }
+
+    @Test
+    void builderHandlerRunsOnItsExecutor() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor(r -> new Thread(r, "pool-handler"));
+        try {
+            AtomicReference<String> handlerThread = new AtomicReference<>();
+            HomaEndpoint server = endpoint(HomaEndpoint.builder().handler((ctx, request) -> {
+                handlerThread.set(Thread.currentThread().getName());
+                ctx.reply(request.retain());
+            }, pool));
+            HomaEndpoint client = endpoint(TransportType.AUTO);
+            assertArrayEquals(new byte[] {4},
+                    client.call(server.localAddress(), new byte[] {4}).get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals("pool-handler", handlerThread.get());
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
