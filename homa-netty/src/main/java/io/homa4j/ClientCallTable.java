@@ -5,6 +5,7 @@ import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcRejectedException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,9 +70,13 @@ final class ClientCallTable {
     }
 
     /**
-     * Starts {@code call} in the engine: wraps {@code payload} (taken over) in the request envelope with the
-     * call's deadline (absolute, {@code Long.MAX_VALUE} for none) and metadata. Fails the call when it cannot
-     * start.
+     * Starts {@code call} in the engine: wraps {@code payload} in the request envelope with the call's deadline
+     * (absolute, {@code Long.MAX_VALUE} for none) and metadata. Fails the call when it cannot start.
+     *
+     * <p>Ownership: takes over the caller's reference to {@code payload}, which ends in the request envelope
+     * (owned by the engine once {@code call} took it, released here on every path that stops before). A payload
+     * released by someone else after the API checked it (an earlier call handed the same buffer ended meanwhile)
+     * fails the call with INVALID_ARGUMENT and leaves nothing to release.
      */
     void start(PendingCall<?> call, ByteBuf payload, long deadlineNanos, Metadata metadata) {
         if (host.isShuttingDown()) {
@@ -93,8 +98,15 @@ final class ClientCallTable {
                     + " bytes exceeds maxMessageBytes " + maxPayloadBytes, true));
             return;
         }
-        ByteBuf request = Envelope.request(ByteBufAllocator.DEFAULT, deadlineNanos == Long.MAX_VALUE
-                ? Envelope.NO_DEADLINE : deadlineNanos - call.startNanos, metadata, payload);
+        ByteBuf request;
+        try {
+            request = Envelope.request(ByteBufAllocator.DEFAULT, deadlineNanos == Long.MAX_VALUE
+                    ? Envelope.NO_DEADLINE : deadlineNanos - call.startNanos, metadata, payload);
+        } catch (IllegalReferenceCountException releasedMeanwhile) {
+            failUnstarted(call, new HomaException(ErrorCode.INVALID_ARGUMENT, "the request buffer was released "
+                    + "while the call started (handed to another call, or released by another thread)", true));
+            return;
+        }
         host.onLoop(() -> startOnLoop(call, request, deadlineNanos), () -> {
             request.release();
             failUnstarted(call, closedError());

@@ -3,6 +3,7 @@ package io.homa4j;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.util.IllegalReferenceCountException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -74,15 +75,17 @@ final class Envelope {
     }
 
     /**
-     * A header in front of a payload, without copying. It keeps a reference of its own to the payload, given back
-     * when the message is freed: an application that releases its buffer after handing it over (API misuse)
-     * then cannot free bytes the engine is still sending; its extra release is absorbed here.
+     * A header in front of a payload, without copying. It keeps a reference of its own to the payload (the guard,
+     * taken by {@link #guard} before the header exists), given back when the message is freed: an application that
+     * releases its buffer after handing it over (API misuse) then cannot free bytes the engine is still sending;
+     * its extra release is absorbed here.
      */
     private static final class Enveloped extends CompositeByteBuf {
         private final ByteBuf payload;
 
+        /** Takes ownership of {@code header}, of the handed-over reference to {@code payload} and of the guard. */
         Enveloped(ByteBufAllocator alloc, ByteBuf header, ByteBuf payload) {
-            super(alloc, payload.isDirect(), 2, header, payload.retain());
+            super(alloc, payload.isDirect(), 2, header, payload);
             this.payload = payload;
         }
 
@@ -96,27 +99,55 @@ final class Envelope {
     }
 
     /**
-     * The request message: the header, then {@code payload}; takes ownership of the payload.
+     * The request message: the header, then {@code payload}.
+     *
+     * <p>Ownership: takes over the caller's reference to {@code payload}, also when this throws, except when the
+     * payload turns out released already ({@link IllegalReferenceCountException}; it may have been released by
+     * another thread after the caller checked it): then nothing was allocated and nothing is left to release.
      *
      * @param remainingNanos the time left until the call's deadline, or {@link #NO_DEADLINE}
+     * @throws IllegalReferenceCountException when {@code payload} was released already
      */
     static ByteBuf request(ByteBufAllocator alloc, long remainingNanos, Metadata metadata, ByteBuf payload) {
-        boolean deadline = remainingNanos != NO_DEADLINE;
-        int flags = (deadline ? FLAG_DEADLINE : 0) | (metadata.isEmpty() ? 0 : FLAG_METADATA);
-        ByteBuf header = alloc.buffer(2 + (deadline ? 4 : 0) + (metadata.isEmpty() ? 0 : metadata.encodedBytes()));
-        header.writeByte(VERSION).writeByte(flags);
-        if (deadline) {
-            header.writeInt((int) toWireMicros(remainingNanos));
+        guard(payload);
+        try {
+            return new Enveloped(alloc, requestHeader(alloc, remainingNanos, metadata), payload);
+        } catch (RuntimeException | Error e) {
+            unguard(payload);
+            throw e;
         }
-        if (!metadata.isEmpty()) {
-            writeMetadata(header, metadata);
-        }
-        return new Enveloped(alloc, header, payload);
     }
 
-    /** The response message of a handler's reply: the header, then {@code payload} (taken over). */
+    /**
+     * The response message of a handler's reply: the header, then {@code payload}. Ownership as for
+     * {@link #request}: the payload is taken over unless it turns out released already.
+     *
+     * @throws IllegalReferenceCountException when {@code payload} was released already
+     */
     static ByteBuf response(ByteBufAllocator alloc, Metadata metadata, ByteBuf payload) {
-        return new Enveloped(alloc, responseHeader(alloc, Outcome.OK, 0, metadata), payload);
+        guard(payload);
+        try {
+            return new Enveloped(alloc, responseHeader(alloc, Outcome.OK, 0, metadata), payload);
+        } catch (RuntimeException | Error e) {
+            unguard(payload);
+            throw e;
+        }
+    }
+
+    /**
+     * Takes the envelope's own reference to {@code payload}, before anything is allocated. {@code retain} is the
+     * check that cannot race: a payload released meanwhile (by another thread, or by an earlier call that was
+     * handed the same buffer) makes it throw, and the caller then owns nothing.
+     */
+    private static void guard(ByteBuf payload) {
+        payload.retain();
+    }
+
+    /** The header could not be made: gives back the guard and the handed-over reference (both ours now). */
+    private static void unguard(ByteBuf payload) {
+        for (int i = 0; i < 2 && payload.refCnt() > 0; i++) {
+            payload.release();
+        }
     }
 
     /** A response that is not a reply: a failure with an application status, or a refusal. */
@@ -127,6 +158,20 @@ final class Envelope {
         ByteBuf b = responseHeader(alloc, outcome, status, metadata);
         b.writeBytes(text, 0, n);
         return b;
+    }
+
+    private static ByteBuf requestHeader(ByteBufAllocator alloc, long remainingNanos, Metadata metadata) {
+        boolean deadline = remainingNanos != NO_DEADLINE;
+        int flags = (deadline ? FLAG_DEADLINE : 0) | (metadata.isEmpty() ? 0 : FLAG_METADATA);
+        ByteBuf header = alloc.buffer(2 + (deadline ? 4 : 0) + (metadata.isEmpty() ? 0 : metadata.encodedBytes()));
+        header.writeByte(VERSION).writeByte(flags);
+        if (deadline) {
+            header.writeInt((int) toWireMicros(remainingNanos));
+        }
+        if (!metadata.isEmpty()) {
+            writeMetadata(header, metadata);
+        }
+        return header;
     }
 
     private static ByteBuf responseHeader(ByteBufAllocator alloc, Outcome outcome, int status, Metadata metadata) {

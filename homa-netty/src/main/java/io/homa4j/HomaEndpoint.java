@@ -141,7 +141,9 @@ public final class HomaEndpoint implements AutoCloseable {
      *
      * <p>Takes ownership of {@code request} (also when this method throws). The response belongs to whoever
      * takes it from the future and must be released. The future fails with {@link HomaException}; cancelling
-     * it aborts the RPC and frees its state.
+     * it aborts the RPC and frees its state. A request buffer released by someone else while the call starts
+     * (it was also handed to another call that ended meanwhile, or another thread released it) fails the future
+     * with {@code INVALID_ARGUMENT}, retry-safe.
      *
      * @throws NullPointerException     for a null argument
      * @throws IllegalArgumentException for an unresolved address or port 0, or a request buffer already

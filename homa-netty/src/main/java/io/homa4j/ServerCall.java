@@ -3,6 +3,7 @@ package io.homa4j;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.LoggerFactory;
 
@@ -78,9 +79,18 @@ final class ServerCall implements RpcContext {
             ReferenceCountUtil.release(response);
             throw new NullPointerException("metadata");
         }
-        claim(response);
         int length = response.readableBytes();
-        dispatcher.sendResponse(this, Envelope.response(ByteBufAllocator.DEFAULT, responseMetadata, response), length);
+        ByteBuf message;
+        try {
+            message = Envelope.response(ByteBufAllocator.DEFAULT, responseMetadata, response);
+        } catch (IllegalReferenceCountException releasedMeanwhile) {
+            // Released by another thread after the check above: refused like a released buffer, before the reply
+            // counts as given, so the handler's exception still answers HANDLER_ERROR.
+            throw new IllegalArgumentException("the response buffer was released while replying",
+                    releasedMeanwhile);
+        }
+        claim(message);
+        dispatcher.sendResponse(this, message, length);
     }
 
     @Override

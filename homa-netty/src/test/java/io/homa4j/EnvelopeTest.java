@@ -1,8 +1,11 @@
 package io.homa4j;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -137,5 +140,46 @@ class EnvelopeTest {
             b.put("k" + i, "");
         }
         assertThrows(IllegalArgumentException.class, () -> b.put("one-more", ""));
+    }
+    @Test
+    void aPayloadReleasedBeforeItIsEnvelopedIsRefusedWithNothingAllocated() {
+        // Found by EndpointFuzzTest (a buffer handed to two calls, the first of which ended while the second
+        // started): the header was allocated before the payload turned out released, and leaked.
+        UnpooledByteBufAllocator counted = new UnpooledByteBufAllocator(false);
+        ByteBuf released = payload("gone");
+        released.release();
+        assertThrows(IllegalReferenceCountException.class, () -> Envelope.request(counted,
+                TimeUnit.MILLISECONDS.toNanos(200), Metadata.of("k", "v"), released));
+        assertThrows(IllegalReferenceCountException.class, () -> Envelope.response(counted, Metadata.EMPTY,
+                released));
+        assertEquals(0, counted.metric().usedHeapMemory() + counted.metric().usedDirectMemory(),
+                "no header left behind");
+    }
+
+    @Test
+    void aHeaderThatCannotBeAllocatedReleasesThePayloadItWasHanded() {
+        ByteBufAllocator noMemory = new AbstractByteBufAllocator() {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes");
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                return newHeapBuffer(initialCapacity, maxCapacity);
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        };
+        ByteBuf request = payload("request");
+        assertThrows(OutOfMemoryError.class, () -> Envelope.request(noMemory, Envelope.NO_DEADLINE, Metadata.EMPTY,
+                request));
+        assertEquals(0, request.refCnt(), "taken over also when it throws");
+        ByteBuf response = payload("response");
+        assertThrows(OutOfMemoryError.class, () -> Envelope.response(noMemory, Metadata.EMPTY, response));
+        assertEquals(0, response.refCnt(), "taken over also when it throws");
     }
 }
