@@ -31,7 +31,10 @@ import java.net.InetSocketAddress;
  * does after a socket read ({@link HomaEngine#onPackets}), and a virtual clock moves 1 us per exchange, so the
  * pacer (at 100 Gbit/s) never holds a packet back. One operation is one echo RPC of {@code size} bytes; the
  * {@code dataPackets} counter is every DATA packet either engine handled, so its JMH row is DATA packets per
- * second of one core, payload copies and buffer allocation included.
+ * second of one core, payload copies and buffer allocation included. It runs on a Netty
+ * {@code FastThreadLocalThread} ({@link EventLoopThreads}), as the engine does in an endpoint, so pooled buffers
+ * are recycled as they are there. The fork's options are prepended, so {@code -jvmArgsAppend} (a profiler, a
+ * recording) keeps them.
  *
  * <p>Run: {@code java -jar homa-bench/target/homa-bench.jar jmh EngineDataPathBenchmark}.
  */
@@ -39,7 +42,8 @@ import java.net.InetSocketAddress;
 @OutputTimeUnit(java.util.concurrent.TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 3)
 @Measurement(iterations = 5, time = 3)
-@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled"})
+@Fork(value = 1, jvmArgsPrepend = {"-Dio.netty.leakDetection.level=disabled", "-Djmh.executor=CUSTOM",
+        "-Djmh.executor.class=io.homa4j.bench.jmh.EventLoopThreads"})
 @State(Scope.Thread)
 public class EngineDataPathBenchmark {
     private static final int MAX_BURST = 64;
