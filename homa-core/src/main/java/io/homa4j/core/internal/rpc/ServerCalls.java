@@ -38,6 +38,8 @@ public final class ServerCalls extends RpcHalf {
     private final Map<ServerKey, ServerRpc> rpcs = new HashMap<>();
     /** The RPC {@link #find} returned last, while it lives. */
     private ServerRpc lastFound;
+    /** The lookup key of {@link #find} and the tombstone check, re-aimed per lookup, never stored. */
+    private final ServerKey probe = ServerKey.probe();
     private final Map<Long, ServerRpc> byHandle = new HashMap<>();
     private final LinkedHashMap<ServerKey, Boolean> tombstones = new LinkedHashMap<>() {
         private static final long serialVersionUID = 1L;
@@ -231,7 +233,7 @@ public final class ServerCalls extends RpcHalf {
         if (rpc == null) {
             verdict.drop(DropReason.UNKNOWN_RPC);
             // Age 0 for a call we handled and forgot: "I may have run it", so the client never re-sends it.
-            boolean handled = tombstones.containsKey(new ServerKey(from, clientId));
+            boolean handled = tombstones.containsKey(probe.aim(from, clientId));
             control.rpcUnknown(from, clientId ^ 1, handled ? 0 : clock.age());
             return;
         }
@@ -346,15 +348,15 @@ public final class ServerCalls extends RpcHalf {
 
     /**
      * The live RPC of {@code clientId} from {@code from}, or null. The RPC found last is checked first: the
-     * packets of one socket read are mostly a run of one message's segments, which then cost one map lookup (and
-     * one key object) per run instead of per packet.
+     * packets of one socket read are mostly a run of one message's segments, which then cost one map lookup per run
+     * instead of per packet.
      */
     private ServerRpc find(InetSocketAddress from, long clientId) {
         ServerRpc last = lastFound;
         if (last != null && last.key().clientId() == clientId && last.key().client().equals(from)) {
             return last;
         }
-        ServerRpc rpc = rpcs.get(new ServerKey(from, clientId));
+        ServerRpc rpc = rpcs.get(probe.aim(from, clientId));
         if (rpc != null) {
             lastFound = rpc;
         }
