@@ -9,8 +9,8 @@ import io.netty.buffer.ByteBuf;
  * Reassembly of one incoming request or response, tolerant of reordering and duplicates.
  *
  * <p>Buffering choice: every message gets one buffer, allocated from the packet's allocator, that grows as its
- * bytes arrive (doubling, up to the message's length; each growth is one copy, so at most one extra copy of the
- * message in all), and each segment is copied in at its offset. The buffer's capacity is what the message
+ * bytes arrive (in steps of up to four times the bytes received, up to the message's length; each growth is one
+ * copy, so about one extra copy of the message in all; see {@link #growthFor}), and each segment is copied in at its offset. The buffer's capacity is what the message
  * reserves against the buffer limits, and it never exceeds {@link #MAX_RESERVED_PER_RECEIVED} times the bytes
  * actually received, or what this receiver's own GRANTs invited: a first packet claiming 64 MiB reserves about
  * its own size, not 64 MiB, so the memory a sender pins is bounded by what it sends plus what was granted to it. The payload handed to the application is one contiguous ByteBuf that
@@ -74,8 +74,8 @@ public final class IncomingMessage implements Ranked {
     /**
      * Bytes a message's buffer must grow by to hold a new segment {@code [offset, offset + segment)}: 0 when it
      * fits, {@link #TOO_FAR_AHEAD} when holding it would reserve more than {@link #MAX_RESERVED_PER_RECEIVED}
-     * times the bytes received and the segment lies beyond what our own GRANTs invited. Growth doubles the
-     * capacity where that bound allows, so a message growing packet by packet is copied O(log n) times.
+     * times the bytes received and the segment lies beyond what our own GRANTs invited. Growth goes to that bound
+     * at once (a first segment: its own end), so a message arriving in order grows O(log n) times.
      *
      * <p>Why invited bytes are always kept: a receiver grants a window of up to half its incoming cap ahead of
      * what it has received, so when a message's first bytes are lost (a dropped 64 KB GSO batch) or overtaken by
@@ -96,7 +96,11 @@ public final class IncomingMessage implements Ranked {
         if (end > bound) {
             return TOO_FAR_AHEAD;
         }
-        long target = Math.min(length, Math.max(end, Math.min(2L * capacity, bound)));
+        // A first segment gets a buffer of its own size (a forged first packet pins what it carries); after that
+        // the buffer grows straight to what the bound allows (four times the bytes received, or what our GRANTs
+        // invited): every growth is an allocation and a copy of the buffer so far, so few large steps cost less
+        // than doubling (half the allocations of a 1 MB message arriving in order).
+        long target = capacity == 0 ? end : Math.min(length, bound);
         return target - capacity;
     }
 
