@@ -10,7 +10,9 @@ import io.netty.buffer.UnpooledHeapByteBuf;
  * small length is kept when its last reference is released and handed out again for the next packet of that
  * length. Netty's pooled allocator, which this replaces for packets, spent about a quarter of the simulating
  * thread's time in its arena (subpage bitmaps, runs split and merged as the packets in flight rose and fell);
- * here a packet costs a pop and a push. Every other request (message buffers) goes to {@code others}.
+ * here a packet costs a pop and a push. A message buffer of more than {@link #LENGTH_ONLY_ABOVE} bytes is a
+ * {@link LengthOnlyBuffer} (no bytes: the rack never reads its payloads); every other request goes to
+ * {@code others}.
  *
  * <p>A kept buffer's bytes are not cleared, as a pooled buffer's are not: the engine writes every byte of a
  * packet. The buffers are plain heap arrays, freed by the garbage collector with the rack. Not thread-safe: one
@@ -19,6 +21,13 @@ import io.netty.buffer.UnpooledHeapByteBuf;
 final class RecyclingAllocator extends AbstractByteBufAllocator {
     /** Largest length kept (the largest packet at the default MTU is 1,472 bytes). */
     static final int MAX_KEPT_LENGTH = 2_048;
+
+    /**
+     * A buffer of a known length above this is a message buffer (the engine asks for those with the message's
+     * length as the maximum) and gets a {@link LengthOnlyBuffer}; a buffer of unbounded length (an error payload
+     * being written) or a short one stays real.
+     */
+    static final int LENGTH_ONLY_ABOVE = 4_096;
 
     private final ByteBufAllocator others;
     /** Per length, a stack of released buffers linked through {@link Kept#nextFree}. */
@@ -32,6 +41,9 @@ final class RecyclingAllocator extends AbstractByteBufAllocator {
 
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+        if (maxCapacity > LENGTH_ONLY_ABOVE && maxCapacity != Integer.MAX_VALUE) {
+            return toLeakAwareBuffer(new LengthOnlyBuffer(this, initialCapacity, maxCapacity));
+        }
         if (initialCapacity != maxCapacity || maxCapacity > MAX_KEPT_LENGTH) {
             return others.directBuffer(initialCapacity, maxCapacity);
         }

@@ -1,21 +1,19 @@
 package io.homa4j.bench.simulate;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 
-/** The one buffer every simulated request is a slice of: contents do not matter to the protocol, only lengths. */
+/**
+ * The one buffer every simulated request is a slice of: contents do not matter to the protocol, only lengths, so
+ * it is a {@link LengthOnlyBuffer} (no memory behind it, nothing copied out of it).
+ */
 final class SharedPayload {
     private SharedPayload() {
     }
 
-    /** A buffer of {@code length} bytes (at least 1) with a fixed pattern; the caller releases it. */
+    /** A buffer of {@code length} readable bytes (at least 1); the caller releases it. */
     static ByteBuf allocate(int length) {
         int size = Math.max(1, length);
-        ByteBuf buf = Unpooled.directBuffer(size, size);
-        for (int i = 0; i < size; i += 8) {
-            buf.setByte(i, i >>> 3);
-        }
-        buf.writerIndex(size);
-        return buf;
+        return new LengthOnlyBuffer(UnpooledByteBufAllocator.DEFAULT, size, size).writerIndex(size);
     }
 }
