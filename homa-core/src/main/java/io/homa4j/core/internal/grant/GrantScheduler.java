@@ -60,6 +60,8 @@ public final class GrantScheduler {
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     /** Between {@link #beforeUpdate} and {@link #afterUpdate}: the message was taken out of the SRPT order. */
     private boolean reorderPending;
+    /** Scratch of {@link #schedule}: messages it granted fully, deactivated after the pass over the candidates. */
+    private final List<IncomingMessage> fullyGranted = new ArrayList<>();
     private long outstanding;
     /** Accrues from SRPT grants; capped so a long SRPT run does not bank a burst of FIFO grants. */
     private double fifoCredit;
@@ -186,7 +188,6 @@ public final class GrantScheduler {
         int ranked = active.pickCandidates();
         long window = Math.max(minGrantBytes, maxIncoming / (ranked + 1));
         long minIncrement = minIncrement(window, minGrantBytes);
-        List<IncomingMessage> fullyGranted = null;
         for (int rank = 0; rank < ranked; rank++) {
             IncomingMessage m = active.pick(rank);
             int priority = priorities.levelFor(rank, ranked);
@@ -203,18 +204,14 @@ public final class GrantScheduler {
                 takeSlot(m);
                 refreshGrantedSet(m);
                 if (m.granted() >= m.length()) {
-                    if (fullyGranted == null) {
-                        fullyGranted = new ArrayList<>(ranked);
-                    }
                     fullyGranted.add(m);
                 }
             }
         }
-        if (fullyGranted != null) {
-            for (IncomingMessage m : fullyGranted) {
-                deactivate(m);
-            }
+        for (int i = 0; i < fullyGranted.size(); i++) {
+            deactivate(fullyGranted.get(i));
         }
+        fullyGranted.clear();
     }
 
     /**

@@ -100,7 +100,12 @@ public final class Transmitter {
 
     /** A GRANT arrived for {@code m}. */
     public void grant(OutgoingMessage m, int offset, int priority) {
-        dequeue(m);
+        if (m.inSendQueue) {
+            // A grant changes what may be sent, not the orders' keys (unsent bytes, creation order): a queued
+            // message keeps its place. Taking it out and back in cost a tree entry per GRANT.
+            m.grant(offset, priority);
+            return;
+        }
         m.grant(offset, priority);
         requeue(m);
     }
