@@ -25,16 +25,24 @@ public final class LoadedRack implements AutoCloseable {
     private final double requestsPerSecondPerHost;
 
     LoadedRack(SimulationPlan plan, CallObserver observer, long stopArrivalsNanos) {
+        this(plan, observer, stopArrivalsNanos, false);
+    }
+
+    /**
+     * @param realPayloads whether requests and message buffers hold their bytes (tests: the results must not
+     *                     depend on it; see {@link LengthOnlyBuffer})
+     */
+    LoadedRack(SimulationPlan plan, CallObserver observer, long stopArrivalsNanos, boolean realPayloads) {
         this.plan = plan;
         HomaConfig config = plan.homaConfig();
         int hosts = plan.rack().hosts();
         int perPacket = DataHeader.maxPayload(config.maxUdpPayload());
         this.requestsPerSecondPerHost = plan.load() * plan.rack().linkBitsPerSecond()
                 / (2 * 8 * plan.basis().bytesPerMessage(plan.workload(), perPacket));
-        this.payload = SharedPayload.allocate(plan.maxMessage());
+        this.payload = SharedPayload.allocate(plan.maxMessage(), realPayloads);
         this.network = new SimulatedNetwork(plan.rack().networkConfig(plan.seed()));
         this.nodes = new RackNode[hosts];
-        ByteBufAllocator buffers = RackNode.rackBuffers();
+        ByteBufAllocator buffers = RackNode.rackBuffers(realPayloads);
         for (int i = 0; i < hosts; i++) {
             nodes[i] = new RackNode(network.host(i), config, payload, observer, buffers);
         }

@@ -60,7 +60,12 @@ final class RackNode implements PacketDriven, RpcListener {
 
     /** Buffers for the nodes of one rack: they share it, on the network's thread. */
     static ByteBufAllocator rackBuffers() {
-        return new RecyclingAllocator(MESSAGE_BUFFERS);
+        return rackBuffers(false);
+    }
+
+    /** @param realPayloads whether message buffers hold their bytes ({@link LengthOnlyBuffer}s otherwise) */
+    static ByteBufAllocator rackBuffers(boolean realPayloads) {
+        return new RecyclingAllocator(MESSAGE_BUFFERS, !realPayloads);
     }
 
     /** @param buffers this rack's {@link #rackBuffers()} */

@@ -33,15 +33,27 @@ final class RecyclingAllocator extends AbstractByteBufAllocator {
     /** Per length, a stack of released buffers linked through {@link Kept#nextFree}. */
     private final Kept[] freeByLength = new Kept[MAX_KEPT_LENGTH + 1];
 
+    /** Whether message buffers over {@link #LENGTH_ONLY_ABOVE} bytes are {@link LengthOnlyBuffer}s. */
+    private final boolean lengthOnlyMessages;
+
     /** @param others where every request other than a small exact-length one goes */
     RecyclingAllocator(ByteBufAllocator others) {
+        this(others, true);
+    }
+
+    /**
+     * @param others             where every request other than a small exact-length one goes
+     * @param lengthOnlyMessages false: message buffers are real too (the tests' check that bytes do not matter)
+     */
+    RecyclingAllocator(ByteBufAllocator others, boolean lengthOnlyMessages) {
         super(true); // buffer(..) comes here, to newDirectBuffer
         this.others = others;
+        this.lengthOnlyMessages = lengthOnlyMessages;
     }
 
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-        if (maxCapacity > LENGTH_ONLY_ABOVE && maxCapacity != Integer.MAX_VALUE) {
+        if (lengthOnlyMessages && maxCapacity > LENGTH_ONLY_ABOVE && maxCapacity != Integer.MAX_VALUE) {
             return toLeakAwareBuffer(new LengthOnlyBuffer(this, initialCapacity, maxCapacity));
         }
         if (initialCapacity != maxCapacity || maxCapacity > MAX_KEPT_LENGTH) {

@@ -1,6 +1,7 @@
 package io.homa4j.bench.simulate;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 
 /**
@@ -11,9 +12,21 @@ final class SharedPayload {
     private SharedPayload() {
     }
 
-    /** A buffer of {@code length} readable bytes (at least 1); the caller releases it. */
+    /** A buffer of {@code length} readable bytes (at least 1), without memory; the caller releases it. */
     static ByteBuf allocate(int length) {
+        return allocate(length, false);
+    }
+
+    /** @param real a direct buffer holding a fixed pattern rather than a {@link LengthOnlyBuffer} */
+    static ByteBuf allocate(int length, boolean real) {
         int size = Math.max(1, length);
-        return new LengthOnlyBuffer(UnpooledByteBufAllocator.DEFAULT, size, size).writerIndex(size);
+        if (!real) {
+            return new LengthOnlyBuffer(UnpooledByteBufAllocator.DEFAULT, size, size).writerIndex(size);
+        }
+        ByteBuf buf = Unpooled.directBuffer(size, size);
+        for (int i = 0; i < size; i += 8) {
+            buf.setByte(i, i >>> 3);
+        }
+        return buf.writerIndex(size);
     }
 }
