@@ -496,6 +496,17 @@ public final class HomaEngine implements Engine {
     }
 
     /**
+     * The host lately took up to {@code lagNanos} between reads of its sockets: a RESEND it hands over may have
+     * crossed data we sent that long ago, so such bytes are not retransmitted yet (see
+     * {@code Transmitter.hostLag}).
+     */
+    @Override
+    public void onHostLag(long lagNanos, long nowNanos) {
+        clock.now(nowNanos);
+        transmitter.hostLag(lagNanos);
+    }
+
+    /**
      * The earliest time at which {@link #poll} has work, or {@code Long.MAX_VALUE} when none is pending.
      * Calling poll earlier or more often is harmless.
      */

@@ -39,6 +39,14 @@ public interface PacketDriven {
      */
     long nextWakeNanos();
 
+    /**
+     * The host that drives this lately took up to {@code lagNanos} between reads of its sockets (its longest
+     * recent event-loop turn; 0 when it keeps up). Packets it hands over may have waited that long, and what this
+     * sends may wait as long before it leaves. The default ignores it (a simulated host never lags).
+     */
+    default void onHostLag(long lagNanos, long nowNanos) {
+    }
+
     /** Closes: releases every buffer held; packets and polls that come later are ignored. */
     void close(long nowNanos);
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
@@ -343,5 +344,45 @@ class ReliabilityTest {
         } finally {
             net.close();
         }
+    }
+
+    @Test
+    void aHostThatLagsTreatsBytesSentWithinThreeLagsAsInFlight() {
+        // The host reported 20 ms turns: a RESEND it reads may have waited that long behind them, so bytes sent
+        // 10 ms ago may have crossed it (BUSY, no copy); once the lag is gone, the same question means a loss.
+        TestNet net = new TestNet();
+        HomaConfig config = HomaConfig.builder().linkMbps(1_000).rttMicros(100).build();
+        TestNet.Node sender = net.node("client", config);
+        TestNet.Node receiver = net.node("server", config);
+        net.dropRule = s -> s.type() == PacketType.DATA && s.from().equals(sender.address) && s.offset() == 0;
+        try {
+            long id = sender.call(receiver, 20_000, 5);
+            net.runFor(MS); // every unscheduled byte has left; byte 0 was lost
+            net.dropRule = s -> false;
+            sender.engine.onHostLag(20 * MS, net.now());
+            net.runFor(9 * MS);
+            io.homa4j.core.wire.PacketEncoder encoder =
+                    new io.homa4j.core.wire.PacketEncoder(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
+            net.inject(receiver.address, sender, encoder.resend(id ^ 1, 0, 1432, 7));
+            net.runFor(MS);
+            assertTrue(retransmissionsFrom(net, sender).isEmpty(), "10 ms < 3 lags: not retransmitted");
+            assertTrue(net.sent(PacketType.BUSY).stream()
+                    .anyMatch(b -> b.from().equals(sender.address) && b.rpcId() == id), "answered BUSY");
+
+            sender.engine.onHostLag(0, net.now());
+            net.inject(receiver.address, sender, encoder.resend(id ^ 1, 0, 1432, 7));
+            net.runUntil(() -> sender.done(id), 2_000 * MS);
+            assertEquals(List.of(0), retransmissionsFrom(net, sender), "without the lag, byte 0 is resent");
+            assertTrue(sender.responses.containsKey(id), () -> "RPC failed: " + sender.failures.get(id));
+            assertEquals(expectedChecksum(20_000, 5), sender.responses.get(id)[1]);
+        } finally {
+            net.close();
+        }
+    }
+
+    private static List<Integer> retransmissionsFrom(TestNet net, TestNet.Node node) {
+        return net.sent(PacketType.DATA).stream()
+                .filter(d -> d.from().equals(node.address) && (d.flags() & DataHeader.FLAG_RETRANSMIT) != 0)
+                .map(TestNet.Sent::offset).distinct().toList();
     }
 }

@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  * Runs one engine on one event loop, as a duty cycle: the first engine interaction of a loop turn reads the
  * clock, every later one in the same turn reuses that reading, and at the end of the turn the sink is flushed
  * and the next wake-up is scheduled at {@link PacketDriven#nextWakeNanos()}, where {@link PacketDriven#poll}
- * runs timers and the pacer.
+ * runs timers and the pacer. The end of the turn also reads the clock, to tell the engine how long turns lately
+ * kept the sockets waiting ({@link LoopLag}, {@link PacketDriven#onHostLag}).
  *
  * <p>"End of turn" is Netty's {@code executeAfterEventLoopIteration} on a real event loop, or a plain task on
  * other executors (the embedded loop of socket-free tests).
@@ -40,6 +41,7 @@ public final class EngineDriver {
 
     private boolean turnOpen;
     private long turnNanos;
+    private final LoopLag lag = new LoopLag();
 
     private ScheduledFuture<?> wakeTask;
     private long wakeAtNanos = Long.MAX_VALUE;
@@ -178,6 +180,10 @@ public final class EngineDriver {
             return;
         }
         try {
+            // One more clock read per turn: how long this turn kept the sockets waiting.
+            if (lag.turnEnded(turnNanos, clock.getAsLong())) {
+                engine.onHostLag(lag.lagNanos(), turnNanos);
+            }
             if (engine.nextWakeNanos() <= turnNanos) {
                 // Due now (the pacer has room, a timer expired): poll in this turn rather than the next, so a
                 // loop slowed down by heavy reads still gets one pacer round per turn.

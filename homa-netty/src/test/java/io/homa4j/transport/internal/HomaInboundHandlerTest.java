@@ -73,7 +73,7 @@ class HomaInboundHandlerTest {
     }
 
     @Test
-    void datagramsReachTheEngineWithSenderAndOneClockReadPerTurn() {
+    void datagramsReachTheEngineWithSenderAndTheTimeTheirTurnOpened() {
         channel.writeInbound(datagram(100), datagram(MAX_PAYLOAD));
         assertEquals(2, engine.packets.size());
         assertEquals(PEER, engine.from.get(0));
@@ -81,13 +81,25 @@ class HomaInboundHandlerTest {
         assertEquals(MAX_PAYLOAD, engine.packets.get(1).readableBytes());
         assertEquals(List.of(1_000_000L, 1_000_000L), engine.times);
         channel.runPendingTasks(); // end of turn
-        assertEquals(1, clockReads, "the clock is read once per loop turn");
+        assertEquals(2, clockReads, "the clock is read when a loop turn opens and when it ends, not per packet");
         clockNanos += 5;
         channel.writeInbound(datagram(10));
         channel.runPendingTasks();
         assertEquals(1_000_005L, engine.times.get(2));
-        assertEquals(2, clockReads);
+        assertEquals(4, clockReads);
         assertEquals(3, counters.snapshot().datagramsReceived());
+    }
+
+    @Test
+    void aLongTurnIsReportedToTheEngineAsHostLag() {
+        engine.whileHandling = () -> clockNanos += 30_000_000; // the engine keeps the turn busy for 30 ms
+        channel.writeInbound(datagram(100)); // (the embedded loop ends the turn within writeInbound)
+        channel.runPendingTasks();
+        assertEquals(List.of(30_000_000L), engine.lags, "the turn's length, reported once");
+        engine.whileHandling = () -> { };
+        channel.writeInbound(datagram(100));
+        channel.runPendingTasks();
+        assertEquals(List.of(30_000_000L), engine.lags, "a short turn does not lower the recent lag");
     }
 
     @Test
@@ -262,6 +274,8 @@ class HomaInboundHandlerTest {
         final List<InetSocketAddress> from = new ArrayList<>();
         final List<Long> times = new ArrayList<>();
         final List<Long> polls = new ArrayList<>();
+        final List<Long> lags = new ArrayList<>();
+        Runnable whileHandling = () -> { };
         /** Packets per onPackets call. */
         final List<Integer> bursts = new ArrayList<>();
         DatagramSink sink;
@@ -270,6 +284,7 @@ class HomaInboundHandlerTest {
 
         @Override
         public void onPacket(InetSocketAddress sender, ByteBuf packet, long nowNanos) {
+            whileHandling.run();
             times.add(nowNanos);
             from.add(sender);
             if (echo) {
@@ -283,6 +298,11 @@ class HomaInboundHandlerTest {
         public void onPackets(InetSocketAddress[] senders, ByteBuf[] burst, int count, long nowNanos) {
             bursts.add(count);
             Engine.super.onPackets(senders, burst, count, nowNanos);
+        }
+
+        @Override
+        public void onHostLag(long lagNanos, long nowNanos) {
+            lags.add(lagNanos);
         }
 
         @Override

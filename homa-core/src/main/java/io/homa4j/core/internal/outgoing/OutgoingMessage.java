@@ -76,8 +76,12 @@ public final class OutgoingMessage implements Ranked {
         return sequence;
     }
 
-    /** Checkpoints of the send progress, for {@link #settledOffset}: at most two, taken an in-flight time apart. */
-    private int settledOffset;
+    /**
+     * The two latest checkpoints of the send progress, for {@link #settledOffset}, taken at least a checkpoint
+     * spacing apart: every byte below a checkpoint's offset had been sent by its time.
+     */
+    private int olderCheckpointOffset;
+    private long olderCheckpointNanos = Long.MIN_VALUE / 2;
     private int checkpointOffset;
     private long checkpointNanos = Long.MIN_VALUE / 2;
     private long lastSentNanos = Long.MIN_VALUE / 2;
@@ -147,15 +151,15 @@ public final class OutgoingMessage implements Ranked {
         return Math.min(maxPayload, length - nextOffset);
     }
 
-    /** Records a new segment as sent. */
-    void advance(int segment, long nowNanos, long inFlightNanos) {
+    /** Records a new segment as sent; a new checkpoint once the latest is {@code checkpointSpacingNanos} old. */
+    void advance(int segment, long nowNanos, long checkpointSpacingNanos) {
         if (length == 0) {
             emptySent = true;
             return;
         }
-        if (nowNanos - checkpointNanos >= inFlightNanos) {
-            // The previous checkpoint is old enough: what was sent before it has settled.
-            settledOffset = checkpointOffset;
+        if (nowNanos - checkpointNanos >= checkpointSpacingNanos) {
+            olderCheckpointOffset = checkpointOffset;
+            olderCheckpointNanos = checkpointNanos;
             checkpointOffset = nextOffset;
             checkpointNanos = nowNanos;
         }
@@ -164,15 +168,20 @@ public final class OutgoingMessage implements Ranked {
     }
 
     /**
-     * The offset below which every byte was sent at least {@code inFlightNanos} ago (so a receiver that still
-     * misses one lost it); bytes from there to {@link #nextOffset()} may still be on their way. Two checkpoints
-     * make it conservative: a byte counts as settled between one and two in-flight times after it left.
+     * The offset below which every byte is known to have been sent at least {@code windowNanos} before
+     * {@code atNanos} (so a receiver that still missed one then has lost it); bytes from there to
+     * {@link #nextOffset()} may still have been on their way. Two checkpoints make it conservative: with a window
+     * of the checkpoint spacing, a byte counts as settled between one and two windows after it left; with a wider
+     * window (a host that lags) bytes past the checkpoints old enough count as on their way.
      */
-    int settledOffset(long nowNanos, long inFlightNanos) {
-        if (nowNanos - lastSentNanos >= inFlightNanos) {
+    int settledOffset(long atNanos, long windowNanos) {
+        if (atNanos - lastSentNanos >= windowNanos) {
             return nextOffset; // nothing sent lately
         }
-        return nowNanos - checkpointNanos >= inFlightNanos ? checkpointOffset : settledOffset;
+        if (atNanos - checkpointNanos >= windowNanos) {
+            return checkpointOffset;
+        }
+        return atNanos - olderCheckpointNanos >= windowNanos ? olderCheckpointOffset : 0;
     }
 
     /** Queues {@code [start, end)} (already sent once) for retransmission; returns false if nothing to do. */
@@ -236,7 +245,7 @@ public final class OutgoingMessage implements Ranked {
     /** Back to nothing sent: the client restarts the RPC after the server lost it. */
     void rewind() {
         nextOffset = 0;
-        settledOffset = 0;
+        olderCheckpointOffset = 0;
         checkpointOffset = 0;
         emptySent = false;
         granted = unscheduledLimit;

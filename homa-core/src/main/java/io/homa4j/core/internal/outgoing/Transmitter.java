@@ -41,10 +41,12 @@ public final class Transmitter {
     private final int controlPriority;
     private final int fifoEvery;
     /**
-     * How long a sent byte may still be on its way (twice the configured RTT, at least one timer tick): a RESEND
-     * does not retransmit bytes sent more recently than that.
+     * How long a sent byte may still be on its way on the network (twice the configured RTT, at least one timer
+     * tick): a RESEND does not retransmit bytes sent more recently than that, plus the host's lag.
      */
     private final long inFlightNanos;
+    /** The host's recent lag in reading its sockets (see {@link #hostLag}); widens the in-flight time. */
+    private long hostLagNanos;
     /**
      * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
      * for several times per packet; only an added message can take the front (the front's own key changes in
@@ -111,6 +113,18 @@ public final class Transmitter {
     }
 
     /**
+     * The host that runs the engine recently took up to {@code lagNanos} between reads of its sockets (a long
+     * event-loop turn: a burst of work, a descheduled thread, a cold JIT). A RESEND we read may have waited that
+     * long before we read it, and bytes we sent may have waited as long in our send path: on a 2-core machine under
+     * load we saw 300 ms turns make the engine retransmit hundreds of responses that were not lost but had crossed
+     * the RESENDs asking for them. So bytes sent within {@code inFlight + 3 x lag} count as on their way: the
+     * RESEND's wait here, our own send delay, and the peer's (which we cannot see; ours stands in for it).
+     */
+    public void hostLag(long lagNanos) {
+        this.hostLagNanos = Math.max(0, lagNanos);
+    }
+
+    /**
      * A RESEND arrived for {@code m}: retransmit what of the range was sent, and treat the range's end as granted.
      *
      * @return true when none of the range could be retransmitted because its bytes are still waiting here to be
@@ -123,10 +137,10 @@ public final class Transmitter {
         long end = Math.min((long) offset + length, m.length());
         dequeue(m);
         m.extendGrant((int) end);
-        // Bytes sent within the last inFlightNanos may not have arrived yet when the receiver asked: the RESEND
+        // Bytes sent within the in-flight time (and the host's lag) may not have arrived when the receiver asked: the RESEND
         // and the data crossed. They are treated like bytes not sent yet (BUSY); if they were lost, the next
         // RESEND, a RESEND interval later, finds them settled and gets them.
-        int settled = m.settledOffset(nowNanos, inFlightNanos);
+        int settled = m.settledOffset(nowNanos, inFlightNanos + 3 * hostLagNanos);
         boolean queued = m.addRetransmit(offset, (int) Math.min(end, settled), priority);
         requeue(m);
         return !queued && offset < m.length() && end > settled;
