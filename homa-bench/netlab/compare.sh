@@ -59,7 +59,10 @@ LOAD_MBPS=""      # request bits per client; overrides --load
 PREFIX=${NETLAB_PREFIX:-homa-lab}
 # The heap at its full size from the start, touched before the run: a growing 64 MB heap paused the JVMs for 30-50 ms
 # in the first seconds (GC log, 2026-12-03 12:44 UTC), and a pause stops the generator too (late sends).
-JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2"}
+# No periodic "Cleanup" safepoint (GuaranteedSafepointInterval=0): with four JVMs on two cores, reaching one took
+# 1-7 ms (up to 106 ms at start-up) about once a second per JVM (-Xlog:safepoint, 2026-12-03 15:31 UTC), stopping the
+# generator with every other thread.
+JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2 -XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0"}
 CLIENT_TIMEOUT_EXTRA=90    # seconds past warmup + duration before a client counts as hung
 
 usage() {

@@ -62,7 +62,35 @@ public final class OpenLoopDriver {
         this.progress = progress;
     }
 
-    private record Arrival(long intendedNanos, int length, int server, boolean record) {
+    /**
+     * One request. {@code wakeLagNanos}: how long after its intended time the generator was still idle (parked or
+     * spinning towards it) before it had the CPU back and saw the request due: that part of the send lag is the
+     * machine's (the thread was not running: scheduling, a JVM safepoint), not a queue in the client.
+     */
+    private record Arrival(long intendedNanos, long wakeLagNanos, int length, int server, boolean record) {
+    }
+
+    /** How late measured requests were handed to the transport, in all and split by cause. */
+    private static final class Lags {
+        final Histogram send = newLagHistogram();
+        final Histogram wake = newLagHistogram();
+        final Histogram queue = newLagHistogram();
+
+        private static Histogram newLagHistogram() {
+            return new Histogram(1, TimeUnit.SECONDS.toNanos(60), 2);
+        }
+
+        void record(Arrival a, long sentNanos) {
+            long total = clamp(sentNanos - a.intendedNanos);
+            long woken = Math.min(total, clamp(a.wakeLagNanos));
+            send.recordValue(total);
+            wake.recordValue(woken);
+            queue.recordValue(total - woken);
+        }
+
+        private static long clamp(long nanos) {
+            return Math.min(Math.max(0, nanos), TimeUnit.SECONDS.toNanos(60));
+        }
     }
 
     /** Runs warm-up, measurement and drain on the calling thread (named {@link #THREAD_NAME} meanwhile). */
@@ -84,7 +112,7 @@ public final class OpenLoopDriver {
         for (int i = 0; i < payload.capacity(); i += 64) {
             payload.setByte(i, i >>> 6);
         }
-        Histogram sendLag = new Histogram(1, TimeUnit.SECONDS.toNanos(60), 2);
+        Lags lags = new Lags();
         ArrayDeque<Arrival> waiting = new ArrayDeque<>();
         long arrivals = 0;
         long sent = 0;
@@ -97,12 +125,14 @@ public final class OpenLoopDriver {
         long total = end - start;
         long nextArrival = start + (long) exponential(random, meanGap);
         long nextProgress = start + TimeUnit.SECONDS.toNanos(1);
+        long idleSince = start; // when the generator last went idle (into pause)
         try {
             while (true) {
                 long now = System.nanoTime();
                 while (nextArrival <= now && nextArrival < end) {
                     arrivals++;
-                    Arrival a = new Arrival(nextArrival, config.workload().sample(random),
+                    Arrival a = new Arrival(nextArrival, Math.max(0, now - Math.max(nextArrival, idleSince)),
+                            config.workload().sample(random),
                             client.servers() == 1 ? 0 : random.nextInt(client.servers()),
                             nextArrival >= measureFrom);
                     nextArrival += Math.max(1, (long) exponential(random, meanGap));
@@ -114,12 +144,12 @@ public final class OpenLoopDriver {
                         waited++;
                         waiting.add(a);
                     } else {
-                        send(a, payload, sendLag, now);
+                        send(a, payload, lags);
                         sent++;
                     }
                 }
                 while (!waiting.isEmpty() && outstanding.get() < config.maxOutstanding()) {
-                    send(waiting.poll(), payload, sendLag, System.nanoTime());
+                    send(waiting.poll(), payload, lags);
                     sent++;
                 }
                 if (now >= nextProgress && progress != null) {
@@ -129,13 +159,14 @@ public final class OpenLoopDriver {
                 if (nextArrival >= end) {
                     break;
                 }
+                idleSince = System.nanoTime();
                 pause(waiting.isEmpty() ? nextArrival : Math.min(nextArrival, now + 1_000_000), !waiting.isEmpty());
             }
             // No more arrivals: send what still waits as slots free up, and let outstanding calls finish.
             long drainUntil = System.nanoTime() + config.drainNanos();
             while ((outstanding.get() > 0 || !waiting.isEmpty()) && System.nanoTime() < drainUntil) {
                 while (!waiting.isEmpty() && outstanding.get() < config.maxOutstanding()) {
-                    send(waiting.poll(), payload, sendLag, System.nanoTime());
+                    send(waiting.poll(), payload, lags);
                     sent++;
                 }
                 waitingDriver = Thread.currentThread();
@@ -153,8 +184,8 @@ public final class OpenLoopDriver {
         double seconds = (System.nanoTime() - start) / 1e9;
         counted = true;
         return new RunStats(protocol, arrivals, sent, completed.sum(), failed.sum(), waited, skipped,
-                outstanding.get() + waiting.size(), recorded.sum(), lagMicros(sendLag, 50), lagMicros(sendLag, 99),
-                config.loadMbps(),
+                outstanding.get() + waiting.size(), recorded.sum(), lagMicros(lags.send, 50), lagMicros(lags.send, 99),
+                lagMicros(lags.queue, 99), lagMicros(lags.wake, 99), config.loadMbps(),
                 completedBytes.sum() * 8 / seconds / 1e6);
     }
 
@@ -168,10 +199,10 @@ public final class OpenLoopDriver {
         return firstFailure;
     }
 
-    private void send(Arrival a, ByteBuf payload, Histogram sendLag, long now) {
+    private void send(Arrival a, ByteBuf payload, Lags lags) {
         outstanding.incrementAndGet();
         if (a.record) {
-            sendLag.recordValue(Math.min(Math.max(0, now - a.intendedNanos), TimeUnit.SECONDS.toNanos(60)));
+            lags.record(a, System.nanoTime());
         }
         client.call(a.server, payload.retainedSlice(0, a.length)).whenComplete((length, error) -> {
             long rtt = System.nanoTime() - a.intendedNanos;

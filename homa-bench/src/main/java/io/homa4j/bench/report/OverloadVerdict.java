@@ -32,8 +32,8 @@ public record OverloadVerdict(List<String> notes, boolean known) {
             if (!overloaded.isEmpty()) {
                 // the worst run's reasons: the one whose requests left latest
                 RunStats worst = overloaded.stream()
-                        .max(Comparator.comparingDouble(s -> Double.isNaN(s.sendLagP99Micros()) ? 0
-                                : s.sendLagP99Micros())).orElseThrow();
+                        .max(Comparator.comparingDouble(s -> Double.isNaN(s.clientLagP99Micros()) ? 0
+                                : s.clientLagP99Micros())).orElseThrow();
                 notes.add(protocol + " OVERLOADED" + (stats.size() > 1
                         ? " in " + overloaded.size() + " of " + stats.size() + " runs" : "") + ": "
                         + String.join("; ", worst.overloadReasons()));

@@ -131,7 +131,8 @@ class CliTest {
     void failureNotesCountFailedCallsPerProtocolOverItsRuns() {
         java.util.function.BiFunction<String, Long, io.homa4j.bench.report.RunsCsv.ClientRun> run = (p, failed) ->
                 new io.homa4j.bench.report.RunsCsv.ClientRun("w4", java.time.Instant.EPOCH, "abc",
-                        new io.homa4j.bench.driver.RunStats(p, 20, 20, 20 - failed, failed, 0, 0, 0, 10, 5, 9, 1, 1));
+                        new io.homa4j.bench.driver.RunStats(p, 20, 20, 20 - failed, failed, 0, 0, 0, 10, 5, 9, 1,
+                                0.5, 1, 1));
         assertEquals(java.util.List.of("homa: 7 of 40 calls failed (not in the curves)"),
                 MergeCommand.failureNotes(java.util.List.of(run.apply("homa", 5L), run.apply("tcp", 0L),
                         run.apply("homa", 2L))));

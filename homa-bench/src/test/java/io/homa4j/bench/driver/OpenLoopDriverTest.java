@@ -67,6 +67,44 @@ class OpenLoopDriverTest {
         @Override public void close() { server.shutdownNow(); }
     }
 
+    /** A client whose call() itself takes {@code callNanos} on the generator's thread before it answers. */
+    private static final class SlowSendClient implements BenchClient {
+        final long callNanos;
+
+        SlowSendClient(long callNanos) {
+            this.callNanos = callNanos;
+        }
+
+        @Override
+        public CompletableFuture<Integer> call(int s, ByteBuf request) {
+            LockSupport.parkNanos(callNanos); // a send path that holds the caller, not synchronisation
+            int n = request.readableBytes();
+            request.release();
+            return CompletableFuture.completedFuture(n);
+        }
+
+        @Override public int servers() { return 1; }
+        @Override public String describe() { return "slow send"; }
+        @Override public void close() { }
+    }
+
+    @Test
+    void requestsDueWhileTheGeneratorIsBusySendingAreLateInTheClientNotWokenLate() {
+        // 1,000 arrivals/s for 0.3 s, but every send holds the generator for 4 ms: a backlog in the client itself
+        DriverConfig config = new DriverConfig(Workloads.parse("1000"), 8, 0, TimeUnit.MILLISECONDS.toNanos(300),
+                10_000, 10_000, TimeUnit.SECONDS.toNanos(30), 0, 3);
+        RunStats stats = new OpenLoopDriver(config, new SlowSendClient(TimeUnit.MILLISECONDS.toNanos(4)),
+                new LatencyRecorder(new LengthBuckets(1000)), null).run("fake");
+
+        assertEquals(stats.arrivals(), stats.completed());
+        assertTrue(stats.queueLagP99Micros() > 100_000, "client lag p99 " + stats.queueLagP99Micros() + " us");
+        assertTrue(stats.wakeLagP99Micros() < stats.queueLagP99Micros() / 10,
+                "wake lag p99 " + stats.wakeLagP99Micros() + " us: the generator was never idle");
+        assertTrue(stats.sendLagP99Micros() >= stats.queueLagP99Micros());
+        assertTrue(stats.overloaded() && stats.overloadReasons().get(0).startsWith("send lag in the client P99"),
+                stats.overloadReasons().toString());
+    }
+
     @Test
     void outstandingCapMakesArrivalsWaitThenSkipsAndCountsThem() {
         StuckClient client = new StuckClient();

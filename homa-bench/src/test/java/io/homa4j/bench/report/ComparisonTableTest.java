@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static java.lang.Double.NaN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,10 +78,10 @@ class ComparisonTableTest {
 
     @Test
     void overloadVerdictsComeFromTheRunsStatistics() {
-        RunStats fine = new RunStats("tcp", 1000, 1000, 1000, 0, 10, 0, 0, 900, 30, 800, 10, 10);
-        RunStats late = new RunStats("homa", 1000, 1000, 1000, 0, 10, 0, 0, 900, 30, 8_000, 10, 10);
-        RunStats capped = new RunStats("homa", 1000, 1000, 1000, 0, 11, 0, 0, 900, 30, 800, 10, 10);
-        RunStats lost = new RunStats("homa", 1000, 998, 990, 0, 0, 2, 8, 900, 30, 800, 10, 10);
+        RunStats fine = new RunStats("tcp", 1000, 1000, 1000, 0, 10, 0, 0, 900, 30, 800, NaN, NaN, 10, 10);
+        RunStats late = new RunStats("homa", 1000, 1000, 1000, 0, 10, 0, 0, 900, 30, 8_000, NaN, NaN, 10, 10);
+        RunStats capped = new RunStats("homa", 1000, 1000, 1000, 0, 11, 0, 0, 900, 30, 800, NaN, NaN, 10, 10);
+        RunStats lost = new RunStats("homa", 1000, 998, 990, 0, 0, 2, 8, 900, 30, 800, NaN, NaN, 10, 10);
         assertEquals(List.of(), fine.overloadReasons(), "10 of 1000 waited: 1% is still fine");
         assertEquals(List.of("send lag P99 8.0 ms > 5 ms"), late.overloadReasons());
         assertEquals(List.of("1.1% of calls waited for the outstanding cap (> 1%)"), capped.overloadReasons());
@@ -92,17 +93,44 @@ class ComparisonTableTest {
         assertTrue(!OverloadVerdict.of(List.of(run(fine))).overloaded());
     }
 
+    @Test
+    void aGeneratorWokenLateIsNoQueueInTheClient() {
+        // 8 ms late at P99, of which at most 0.4 ms after the generator had the CPU back: the machine's delay
+        RunStats wokenLate = new RunStats("tcp", 1000, 1000, 1000, 0, 0, 0, 0, 900, 30, 8_000, 400, 7_900, 10, 10);
+        RunStats queued = new RunStats("tcp", 1000, 1000, 1000, 0, 0, 0, 0, 900, 30, 8_000, 6_000, 2_500, 10, 10);
+        assertEquals(List.of(), wokenLate.overloadReasons());
+        assertTrue(wokenLate.summaryLine().contains("send_lag_p99=8000.0 us client_lag_p99=400.0 us"
+                + " wake_lag_p99=7900.0 us"), wokenLate.summaryLine());
+        assertEquals(List.of("send lag in the client P99 6.0 ms > 5 ms"), queued.overloadReasons());
+        RunStats both = RunStats.combine("tcp", List.of(wokenLate, queued));
+        assertEquals(6_000, both.queueLagP99Micros(), "the worst client's");
+        assertEquals(7_900, both.wakeLagP99Micros(), "the worst client's");
+    }
+
     private static RunsCsv.ClientRun run(RunStats stats) {
         return new RunsCsv.ClientRun("w4", java.time.Instant.EPOCH, "abc", stats);
     }
 
     @Test
     void runsCsvRoundTrips(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        RunStats stats = new RunStats("homa", 1000, 998, 990, 3, 4, 2, 8, 900, 30.5, Double.NaN, 10.25, 9.5);
+        RunStats stats = new RunStats("homa", 1000, 998, 990, 3, 4, 2, 8, 900, 30.5, NaN, 12.5, NaN, 10.25, 9.5);
         RunsCsv.ClientRun run = new RunsCsv.ClientRun("W4 (truncated at 1000000 B)",
                 java.time.Instant.parse("2026-12-03T10:41:00Z"), "c2e0715+changes", stats);
         RunsCsv.write(dir, List.of(run));
         assertEquals(List.of(run), RunsCsv.read(dir.resolve(RunsCsv.FILE_NAME)).stream()
                 .map(r -> new RunsCsv.ClientRun(r.workload(), r.finished(), r.commit(), r.stats())).toList());
+    }
+
+    @Test
+    void runsCsvOfABenchBeforeTheLagSplitStillReads(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve(RunsCsv.FILE_NAME);
+        java.nio.file.Files.writeString(file, "protocol,workload,finished_utc,commit,arrivals,sent,completed,failed,"
+                + "waited_outstanding_cap,skipped_outstanding_cap,unfinished,recorded,send_lag_p50_us,send_lag_p99_us,"
+                + "offered_mbps,achieved_mbps\ntcp,W4,2026-12-03T14:40:40Z,c38a5e7,2552,2552,2552,0,0,0,0,1894,0.3,"
+                + "7800.0,40.000,37.633\n");
+        RunStats read = RunsCsv.read(file).get(0).stats();
+        assertTrue(Double.isNaN(read.queueLagP99Micros()) && Double.isNaN(read.wakeLagP99Micros()));
+        assertEquals(List.of("send lag P99 7.8 ms > 5 ms"), read.overloadReasons(), "judged on the whole lag");
     }
 }
