@@ -15,10 +15,22 @@ import java.util.List;
  * @param srpt           false with {@code --no-srpt}: oldest-first order on senders and in grants
  * @param pacerQueueNanos {@code --pacer-queue-ns}: most link time the pacer lets queue in the host's NIC, or 0 for
  *                       the engine's default (5 us)
+ * @param fifoGrantFraction {@code --fifo-fraction}: the receivers' and senders' FIFO share, or a negative value for
+ *                       the engine's default (0.05)
+ * @param rttMicros      {@code --rtt-budget-us}: the RTT budget the engine sizes unscheduled bytes and grant windows from,
+ *                       or 0 for the rack's full-packet round trip
  */
 public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOvercommit, boolean srpt,
-                            long pacerQueueNanos) {
+                            long pacerQueueNanos, double fifoGrantFraction, int rttMicros) {
+    public ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOvercommit, boolean srpt,
+                         long pacerQueueNanos) {
+        this(protocol, priorityLevels, maxOvercommit, srpt, pacerQueueNanos, -1, 0);
+    }
+
     public ProtocolSetup {
+        if (rttMicros < 0) {
+            throw new IllegalArgumentException("RTT budget must be positive: " + rttMicros);
+        }
         if (pacerQueueNanos < 0) {
             throw new IllegalArgumentException("pacer queue must be positive: " + pacerQueueNanos);
         }
@@ -28,7 +40,8 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
         if (maxOvercommit < 0) {
             throw new IllegalArgumentException("overcommit must be positive: " + maxOvercommit);
         }
-        if (protocol == SimProtocol.FIFO_BASELINE && (priorityLevels > 1 || maxOvercommit > 0 || !srpt)) {
+        if (protocol == SimProtocol.FIFO_BASELINE && (priorityLevels > 1 || maxOvercommit > 0 || !srpt
+                || fifoGrantFraction >= 0 || rttMicros > 0)) {
             throw new IllegalArgumentException("fifo-baseline has no priorities, grants or SRPT to ablate");
         }
     }
@@ -50,7 +63,7 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
         int mtu = RackSpec.mtu();
         HomaConfig.Builder b = HomaConfig.builder()
                 .linkMbps(Math.multiplyExact(rack.linkGbps(), 1_000))
-                .rttMicros(rack.fullPacketRttMicros(mtu))
+                .rttMicros(rttMicros > 0 ? rttMicros : rack.fullPacketRttMicros(mtu))
                 .mtu(mtu)
                 .maxMessageBytes(Math.max(maxMessage, 1))
                 // the open-loop generator bounds outstanding calls itself; the engine's caps must not bind first
@@ -71,6 +84,9 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
         if (maxOvercommit > 0) {
             b.maxOvercommit(maxOvercommit);
         }
+        if (fifoGrantFraction >= 0) {
+            b.fifoGrantFraction(fifoGrantFraction);
+        }
         return b.srpt(srpt).build();
     }
 
@@ -89,6 +105,12 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
         }
         if (pacerQueueNanos > 0) {
             parts.add("--pacer-queue-ns " + pacerQueueNanos);
+        }
+        if (fifoGrantFraction >= 0) {
+            parts.add("--fifo-fraction " + fifoGrantFraction);
+        }
+        if (rttMicros > 0) {
+            parts.add("--rtt-budget-us " + rttMicros);
         }
         return String.join(" ", parts);
     }

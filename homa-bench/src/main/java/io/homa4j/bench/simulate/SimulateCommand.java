@@ -66,6 +66,10 @@ public final class SimulateCommand implements Command {
                 CliOption.value("overcommit", "N", "homa ablation: messages granted at once"),
                 CliOption.flag("no-srpt", "homa ablation: grant in arrival order, not SRPT"),
                 CliOption.value("pacer-queue-ns", "N", "homa: the pacer's queue limit"),
+                CliOption.value("fifo-fraction", "F", "homa ablation: the FIFO share of grants and of the senders'"
+                        + " picks, 0 to 0.5 (default 0.05)"),
+                CliOption.value("rtt-budget-us", "N", "homa ablation: the RTT budget unscheduled bytes and grant"
+                        + " windows are sized from (default: the rack's full-packet round trip)"),
                 CliOption.value("max-message", "B", "longest message; the workload is cut there"),
                 CliOption.value("max-outstanding", "N", "calls in flight per host (default 1000)"),
                 CliOption.value("propagation-ns", "N", "per-link propagation delay (default "
@@ -143,9 +147,12 @@ public final class SimulateCommand implements Command {
         int priorities = args.has("priorities") ? args.intValue("priorities", null, 1, 8) : 0;
         int overcommit = args.has("overcommit") ? args.intValue("overcommit", null, 1, 1_024) : 0;
         boolean srpt = !args.flag("no-srpt");
-        if (protocol == SimProtocol.FIFO_BASELINE && (priorities > 0 || overcommit > 0 || !srpt)) {
-            throw new UsageException("simulate: --priorities, --overcommit and --no-srpt are ablations of homa;"
-                    + " fifo-baseline has none of those mechanisms");
+        double fifoFraction = args.has("fifo-fraction") ? args.doubleValue("fifo-fraction", null, 0, 0.5) : -1;
+        int rttUs = args.has("rtt-budget-us") ? args.intValue("rtt-budget-us", null, 1, 1_000_000) : 0;
+        if (protocol == SimProtocol.FIFO_BASELINE && (priorities > 0 || overcommit > 0 || !srpt || fifoFraction >= 0
+                || rttUs > 0)) {
+            throw new UsageException("simulate: --priorities, --overcommit, --no-srpt, --fifo-fraction and"
+                    + " --rtt-budget-us are ablations of homa; fifo-baseline has none of those mechanisms");
         }
         long pacerQueue = args.has("pacer-queue-ns") ? args.longValue("pacer-queue-ns", null, 1, 1_000_000_000) : 0;
         int maxOutstanding = args.intValue("max-outstanding", 1_000, 1, 1_000_000);
@@ -155,7 +162,8 @@ public final class SimulateCommand implements Command {
             throw new UsageException("simulate: --progress must be lines or none: " + progress);
         }
         RackSpec rack = new RackSpec(hosts, gbps, propagation, switchLatency, portKb << 10, sharedKb << 10);
-        ProtocolSetup setup = new ProtocolSetup(protocol, priorities, overcommit, srpt, pacerQueue);
+        ProtocolSetup setup = new ProtocolSetup(protocol, priorities, overcommit, srpt, pacerQueue, fifoFraction,
+                rttUs);
         SimulationPlan plan = new SimulationPlan(rack, setup, workload, load, basis, millisToNanos(warmupMs),
                 millisToNanos(durationMs), millisToNanos(drainMs), seed, maxOutstanding);
         return new Invocation(plan, outDir, progress.equals("lines"));

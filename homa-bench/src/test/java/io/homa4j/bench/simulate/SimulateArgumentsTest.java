@@ -1,6 +1,7 @@
 package io.homa4j.bench.simulate;
 
 import io.homa4j.bench.cli.Cli;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,6 +33,10 @@ class SimulateArgumentsTest {
             "--no-srpt|--no-srpt=>'--no-srpt' should be specified only once",
             "--protocol|fifo-baseline|--no-srpt=>ablations of homa",
             "--protocol|fifo-baseline|--priorities|4=>ablations of homa",
+            "--protocol|fifo-baseline|--fifo-fraction|0.1=>ablations of homa",
+            "--protocol|fifo-baseline|--rtt-budget-us|30=>ablations of homa",
+            "--fifo-fraction|0.6=>--fifo-fraction must be in",
+            "--rtt-budget-us|0=>--rtt-budget-us must be in",
             "--load-basis|bytes=>--load-basis must be wire or data",
             "--progress|loud=>--progress must be lines or none",
             "--max-message|0=>--max-message must be in",
@@ -55,5 +60,21 @@ class SimulateArgumentsTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("Usage: java -jar homa-bench.jar simulate"),
                 "then simulate's usage");
         assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing ran");
+    }
+
+    @Test
+    void theFifoShareAndRttBudgetAblationsReachTheEngineConfiguration() {
+        RackSpec rack = RackSpec.defaults().withHosts(4);
+        io.homa4j.core.HomaConfig defaults = ProtocolSetup.homa().homaConfig(rack, 1_000_000);
+        io.homa4j.core.HomaConfig ablated = new ProtocolSetup(SimProtocol.HOMA, 0, 0, true, 0, 0.2, 27)
+                .homaConfig(rack, 1_000_000);
+        assertEquals(0.05, defaults.fifoGrantFraction());
+        assertEquals(rack.fullPacketRttMicros(RackSpec.mtu()), defaults.rttMicros());
+        assertEquals(0.2, ablated.fifoGrantFraction());
+        assertEquals(27, ablated.rttMicros());
+        assertTrue(ablated.unscheduledBytes() > defaults.unscheduledBytes(), "27 us is more than the 100 Gbit/s"
+                + " rack's round trip: more bytes sent blind");
+        assertEquals("homa --fifo-fraction 0.2 --rtt-budget-us 27",
+                new ProtocolSetup(SimProtocol.HOMA, 0, 0, true, 0, 0.2, 27).describe());
     }
 }
