@@ -35,8 +35,11 @@ RTT_US=auto
 # Mbit/s instead of 67): with the probe's RTT alone, unscheduled bytes and the FIFO grant increment were one packet
 # and the grant window a few packets, and the largest messages' tail stayed at ~14 s at 25 and 50 Mbit/s alike
 # (P90 7.7-7.8 s at both rates, where TCP's halved), a sign of round trips, not bandwidth (docs/results.md).
-# --homa-min-rtt-us sets a floor on top (0: none). A 1 ms floor at 100 Mbit/s, 3x this rule's 0.3 ms, set off a
-# retransmission storm in 2026-12-02's build (19:34 UTC, docs/results.md).
+# Four frames, the simulator's rule for its own RTT budget (a full packet each way: 2,018-2,031 us here), were
+# tried at 16:16-16:19 UTC on 2026-12-03 (Homa alone, two A/B pairs): 315 B messages' P99 1.6-2.9x longer (more
+# unscheduled bytes ahead of them in the host's FIFO), the largest bucket within the run-to-run spread; not kept
+# (docs/results.md). --homa-min-rtt-us sets a floor on top (0: none). A 1 ms floor at 100 Mbit/s, 3x this rule's
+# 0.3 ms, set off a retransmission storm in 2026-12-02's build (19:34 UTC, docs/results.md).
 HOMA_MIN_RTT_US=0
 FRAME_BYTES=1514
 PROTOCOLS=homa,tcp
