@@ -198,7 +198,10 @@ public final class DatagramSink implements PacketSink {
             }
             return;
         }
-        CompositeByteBuf segments = allocator.compositeDirectBuffer(count);
+        // Not through the allocator: it wraps a sample of composites for leak detection, and each wrapped one
+        // records a stack trace when released (1.9% of the event loop's samples in a 1 MB throughput profile). The
+        // segments inside are the engine's pooled packets, tracked on their own, so a leaked composite still shows.
+        CompositeByteBuf segments = new CompositeByteBuf(allocator, true, count);
         for (int i = 0; i < count; i++) {
             segments.addComponent(true, run[i]);
             run[i] = null;
