@@ -18,15 +18,16 @@ import io.homa4j.transport.internal.TransportCounters;
 import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.internal.PlatformDependent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Queue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -34,6 +35,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 /**
  * The machinery under one endpoint: its event loop (and the group it owns, if any), the sockets, the engine and
@@ -55,6 +58,8 @@ final class EngineHost {
     private final UdpTransport transport;
     private final DatagramSink sink;
     private final InetSocketAddress localAddress;
+    private final LongSupplier clock;
+    private final boolean probePeers;
 
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -71,25 +76,26 @@ final class EngineHost {
     private Engine engine;
 
     /**
-     * Binds the sockets on {@code loop}; the engine is started separately ({@link #startEngine}) because its
+     * Opens the sockets on {@code loop}; the engine is started separately ({@link #startEngine}) because its
      * listener needs this host.
      *
      * @param ownGroup the group to shut down at close, or null when the loop belongs to the application
+     * @param clock    the endpoint's time ({@code System::nanoTime}; a test's manual clock with embedded sockets)
      */
-    EngineHost(HomaConfig config, UdpTransport.Kind kind, EventLoopGroup ownGroup, EventLoop loop,
-               InetAddress bindAddress, int port, boolean joinExistingPort, int socketBufferBytes,
+    EngineHost(HomaConfig config, EventLoopGroup ownGroup, EventLoop loop, LongSupplier clock, Sockets sockets,
                DatagramFilter packetFilter, boolean gso) {
         this.config = config;
         this.ownGroup = ownGroup;
         this.loop = loop;
-        this.driver = new EngineDriver(loop, System::nanoTime, counters);
+        this.clock = clock;
+        this.driver = new EngineDriver(loop, clock, counters);
         this.inbound = new HomaInboundHandler(driver, counters, config.maxUdpPayload());
         // Fault injection is a handler in front of each socket's pipeline, there only when a filter is set; it
         // judges single datagrams, so such an endpoint sends no GSO batches.
         boolean faults = packetFilter != DatagramFilter.NONE;
-        this.transport = UdpTransport.bind(kind, loop, bindAddress, port, config, socketBufferBytes, inbound,
-                faults ? level -> new FaultInjectingHandler(packetFilter, level, counters) : null,
-                joinExistingPort);
+        this.probePeers = sockets.kernelReachesPeers();
+        this.transport = sockets.open(inbound,
+                faults ? level -> new FaultInjectingHandler(packetFilter, level, counters) : null);
         this.localAddress = transport.localAddress();
         this.sink = new DatagramSink(transport.channelByLevel(), counters,
                 gso && !faults ? transport.gsoFactory() : null);
@@ -100,21 +106,27 @@ final class EngineHost {
      * {@code metricsIntervalNanos}; closes the sockets when that fails.
      */
     void startEngine(EngineFactory factory, long metricsIntervalNanos, RpcListener listener) {
-        try {
-            this.engine = loop.submit(() -> {
-                Engine e = factory.create(config, sink, listener, driver.now());
-                // Set here, on the loop, before the driver lets packets in: a request arriving at once (a restarted
-                // server's clients keep sending) is answered on this loop, which must already see the engine.
-                engine = e;
+        Callable<Engine> start = () -> {
+            Engine e = factory.create(config, sink, listener, driver.now());
+            // Set here, on the loop, before the driver lets packets in: a request arriving at once (a restarted
+            // server's clients keep sending) is answered on this loop, which must already see the engine.
+            engine = e;
+            if (probePeers) {
                 driver.attach(e, sink, new PeerProbes(e, config, localAddress.getAddress(), counters));
-                published = e.metrics();
-                publishing = loop.scheduleAtFixedRate(this::publishMetrics, metricsIntervalNanos,
-                        metricsIntervalNanos, TimeUnit.NANOSECONDS);
-                return e;
-            }).syncUninterruptibly().getNow();
-        } catch (RuntimeException e) {
+            } else {
+                driver.attach(e, sink);
+            }
+            published = e.metrics();
+            publishing = loop.scheduleAtFixedRate(this::publishMetrics, metricsIntervalNanos,
+                    metricsIntervalNanos, TimeUnit.NANOSECONDS);
+            return e;
+        };
+        try {
+            // Already on the loop only with embedded sockets (a test's loop runs tasks when the test says so).
+            this.engine = loop.inEventLoop() ? start.call() : loop.submit(start).syncUninterruptibly().getNow();
+        } catch (Exception e) {
             transport.close();
-            throw e;
+            throw e instanceof RuntimeException r ? r : new IllegalStateException("engine failed to start", e);
         }
         LOG.debug("endpoint bound to {} ({}, {} sockets, GSO {})", localAddress, transport.kind(),
                 transport.perLevelTos() ? config.priorityLevels() : 1, sink.gsoEnabled() ? "on" : "off");
@@ -153,6 +165,11 @@ final class EngineHost {
     /** A call to {@code server} went into the engine (see {@link EngineDriver#callStarted}). Event loop only. */
     void callStarted(InetSocketAddress server) {
         driver.callStarted(server);
+    }
+
+    /** The endpoint's clock, on any thread: {@code System.nanoTime()} except in tests with embedded sockets. */
+    long nanoTime() {
+        return clock.getAsLong();
     }
 
     /** The time of this event-loop turn (see {@link EngineDriver#now()}). Event loop only. */
@@ -330,7 +347,7 @@ final class EngineHost {
     String debugState() {
         try {
             return loop.submit(() -> {
-                long now = System.nanoTime();
+                long now = clock.getAsLong();
                 long wake = engine.nextWakeNanos();
                 String s = "nextWakeIn=" + (wake == Long.MAX_VALUE ? "never" : (wake - now) + "ns");
                 if (engine instanceof HomaEngine a) {
@@ -342,6 +359,27 @@ final class EngineHost {
             }).get(5, TimeUnit.SECONDS);
         } catch (Exception e) {
             return "unavailable: " + e;
+        }
+    }
+
+    /**
+     * Opens the sockets of one endpoint around its inbound handler: UDP sockets bound by {@link UdpTransport}, or
+     * in tests an embedded channel ({@code HomaEndpointBuilder.embedded}).
+     */
+    @FunctionalInterface
+    interface Sockets {
+        /**
+         * @param inbound       the last handler of every socket's pipeline
+         * @param beforeInbound the handler to put in front of it for each priority level, or null for none
+         */
+        UdpTransport open(ChannelHandler inbound, IntFunction<ChannelHandler> beforeInbound);
+
+        /**
+         * Whether the kernel can tell that nothing listens at a server's address ({@link PeerProbes} sends to it
+         * from sockets of its own): not for embedded sockets, whose addresses exist only inside the test.
+         */
+        default boolean kernelReachesPeers() {
+            return true;
         }
     }
 

@@ -43,7 +43,7 @@ final class GracefulShutdown {
 
     /** Closes the endpoint when drained or out of time; returns whether it did. */
     private boolean checkNow() {
-        if (host.isClosed() || drained() || System.nanoTime() - graceEndNanos >= 0) {
+        if (host.isClosed() || drained() || host.nanoTime() - graceEndNanos >= 0) {
             if (check != null) {
                 check.cancel(false);
             }

@@ -184,7 +184,7 @@ public final class HomaEndpoint implements AutoCloseable {
         if (request.refCnt() <= 0) {
             throw new IllegalArgumentException("the request buffer was already released");
         }
-        long now = System.nanoTime();
+        long now = host.nanoTime();
         try {
             checkDestination(server);
             Objects.requireNonNull(options, "options");
@@ -210,7 +210,7 @@ public final class HomaEndpoint implements AutoCloseable {
         Objects.requireNonNull(request, "request");
         checkDestination(server);
         Objects.requireNonNull(options, "options");
-        long now = System.nanoTime();
+        long now = host.nanoTime();
         PendingCall.OfBytes call = new PendingCall.OfBytes(calls, server, request.length, now);
         calls.start(call, Unpooled.wrappedBuffer(request), options.deadlineFrom(now, defaultCallTimeoutNanos),
                 options.metadata());
@@ -260,7 +260,7 @@ public final class HomaEndpoint implements AutoCloseable {
         if (!host.markShuttingDown()) {
             return;
         }
-        long graceEnd = System.nanoTime() + graceNanos;
+        long graceEnd = host.nanoTime() + graceNanos;
         host.onLoop(() -> new GracefulShutdown(host, calls, server, this::close, graceEnd).start(), this::close);
     }
 

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Configures and binds a {@link HomaEndpoint}; get one from {@link HomaEndpoint#builder()}. The defaults:
@@ -49,6 +50,9 @@ public final class HomaEndpointBuilder {
     private long defaultCallTimeoutNanos = TimeUnit.SECONDS.toNanos(30);
     private RpcHandler handler;
     private Executor handlerExecutor;
+    private EventLoop embeddedLoop;
+    private EngineHost.Sockets embeddedSockets;
+    private LongSupplier clock = System::nanoTime;
 
     HomaEndpointBuilder() {
     }
@@ -280,6 +284,17 @@ public final class HomaEndpointBuilder {
         return this;
     }
 
+    /**
+     * Test hook: runs the endpoint on {@code loop} over sockets that {@code sockets} makes (an embedded channel)
+     * with {@code clock} as its time, instead of binding UDP sockets on an event loop of its own or the group's.
+     */
+    HomaEndpointBuilder embedded(EventLoop loop, EngineHost.Sockets sockets, LongSupplier clock) {
+        this.embeddedLoop = Objects.requireNonNull(loop, "loop");
+        this.embeddedSockets = Objects.requireNonNull(sockets, "sockets");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
     /** Test hook: the engine to drive instead of {@code HomaEngine}. */
     HomaEndpointBuilder engineFactory(EngineHost.EngineFactory factory) {
         this.engineFactory = Objects.requireNonNull(factory, "factory");
@@ -297,6 +312,9 @@ public final class HomaEndpointBuilder {
         EventLoopGroup own = null;
         EventLoop loop;
         UdpTransport.Kind kind;
+        if (embeddedLoop != null) {
+            return wire(UdpTransport.Kind.NIO, null, embeddedLoop);
+        }
         if (group != null) {
             loop = group.next();
             kind = UdpTransport.kindOf(loop);
@@ -345,8 +363,10 @@ public final class HomaEndpointBuilder {
         // RPC envelope, so the engine's limit leaves room for the largest one.
         HomaConfig engineConfig = effective.toBuilder().maxMessageBytes((int) Math.min(Integer.MAX_VALUE,
                 (long) effective.maxMessageBytes() + Envelope.MAX_OVERHEAD_BYTES)).build();
-        EngineHost host = new EngineHost(engineConfig, kind, own, loop, bindAddress, port, joinExistingPort,
-                socketBufferBytes, packetFilter, gso);
+        EngineHost.Sockets sockets = embeddedSockets != null ? embeddedSockets
+                : (inbound, beforeInbound) -> UdpTransport.bind(kind, loop, bindAddress, port, engineConfig,
+                        socketBufferBytes, inbound, beforeInbound, joinExistingPort);
+        EngineHost host = new EngineHost(engineConfig, own, loop, clock, sockets, packetFilter, gso);
         Observers observers = new Observers(observer);
         ClientCallTable calls = new ClientCallTable(host, observers,
                 maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor,

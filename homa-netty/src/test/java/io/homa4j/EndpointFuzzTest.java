@@ -2,27 +2,26 @@ package io.homa4j;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.homa4j.core.Engine;
 import io.homa4j.core.HomaConfig;
+import io.homa4j.core.RpcRejectedException;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.core.wire.PacketEncoder;
-import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.DefaultThreadFactory;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.InetAddress;
+import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,46 +33,47 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Coverage-guided fuzz target (Jazzer) for the public endpoint API, where issue 16's bugs were: two real
- * {@link HomaEndpoint}s over loopback UDP (an endpoint binds real sockets, which an embedded channel cannot host;
- * {@code TransportFuzzTest} covers the Netty handlers on one), driven by a session of up to 40 steps, every choice
- * taken from the fuzzer's input:
+ * Coverage-guided fuzz target (Jazzer) for the public endpoint API, where issue 16's bugs were: two
+ * {@link HomaEndpoint}s with real engines, each on an embedded channel of an {@link EmbeddedNetwork} (no sockets,
+ * no threads, one manual clock), driven by a session of up to 40 steps, every choice taken from the fuzzer's input:
  * <ul>
  *   <li>calls ({@code call} with a buffer or an array, {@code callForResponse} with headers; default, no, short or
- *       past deadlines) whose request buffer is good, already released, released or shrunk or written to while
- *       the endpoint sends it, handed to two calls at once, a slice of a buffer released behind it, or oversized;</li>
+ *       past deadlines) whose request buffer is good, already released, released or shrunk or written to after the
+ *       call returned (while the endpoint still sends it), handed to two calls at once, a slice of a buffer
+ *       released behind it, or oversized;</li>
  *   <li>the handler's behaviour, chosen by the request's first byte: echo, echo with headers, reply and then release
  *       or shrink the reply, reply with a released buffer, never reply, reply twice, throw an exception or an
- *       {@code Error}, fail with a status (0 is invalid), reply later from another thread, block, reply oversized,
+ *       {@code Error}, fail with a status (0 is invalid), reply later, block (the clock moves on), reply oversized,
  *       call its own endpoint and reply with that call's outcome, reply only once cancelled; on the event loop or
  *       on an executor;</li>
  *   <li>cancellations, graceful shutdowns and closes of either endpoint at any point;</li>
- *   <li>hostile datagrams from a third socket to either endpoint: random bytes, and packets of every type built
+ *   <li>hostile datagrams from a third address to either endpoint: random bytes, and packets of every type built
  *       with the engine's own encoder (requests claiming huge lengths, ghost GRANTs, RESENDs, ACKs...);</li>
  *   <li>allocation failures: the engines' allocator throws {@link OutOfMemoryError} above a size, as Netty does at
- *       its direct-memory limit.</li>
+ *       its direct-memory limit;</li>
+ *   <li>time: the clock moves on by a step's choice, or until a call ends.</li>
  * </ul>
  * Asserted at the end of each session: every call ended, with a response (byte-exact for an echo of a good
- * buffer) or a {@link HomaException} (or a cancellation we asked for), within a bound: none hangs; no
+ * buffer) or a {@link HomaException} (or a cancellation we asked for), within 20 s of the clock: none hangs; no
  * INTERNAL_ERROR drop; an endpoint that the session did not close still answers a plain call; and, once both are
  * closed and every handler returned, every byte the engines and the session allocated was released.
  *
- * <p>Real threads and sockets make a session's outcome depend on timing, so an input is not a deterministic
- * replay; the checked-in inputs (replayed by every {@code mvn verify}) are the sessions that found bugs.
+ * <p>A session runs on the test's thread alone, so an input replays the same way every time: the checked-in
+ * inputs (findings included) replay in every build, and the build fuzzes the target for a few seconds. What an
+ * embedded network leaves out (the kernel, application threads racing the event loop) is in
+ * {@link EmbeddedNetwork}; {@code HomaEndToEndTest}, {@code MisuseTest} and the others cover it over UDP.
  */
 class EndpointFuzzTest {
     /** The application's message limit of both endpoints; requests and replies go a little beyond it. */
@@ -84,26 +84,78 @@ class EndpointFuzzTest {
     private static final HomaConfig CONFIG = HomaConfig.builder().maxMessageBytes(MAX_MESSAGE)
             .handlerTimeoutTicks(150).abortTicks(300).maxBufferedBytesTotal(4 << 20).build();
 
-    private static final EventLoopGroup LOOPS = new MultiThreadIoEventLoopGroup(2,
-            new DefaultThreadFactory("fuzz-loop", true),
-            UdpTransport.ioHandlerFactory(UdpTransport.automatic(), false));
-    private static final ExecutorService HANDLERS = Executors.newCachedThreadPool(
-            new DefaultThreadFactory("fuzz-handler", true));
-    private static final ScheduledExecutorService LATER = Executors.newSingleThreadScheduledExecutor(
-            new DefaultThreadFactory("fuzz-later", true));
-
-    @AfterAll
-    static void stopThreads() {
-        LOOPS.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        HANDLERS.shutdownNow();
-        LATER.shutdownNow();
-    }
+    private static final InetSocketAddress SERVER = EmbeddedNetwork.address(40_001);
+    private static final InetSocketAddress CLIENT = EmbeddedNetwork.address(40_002);
+    private static final InetSocketAddress FORGER = EmbeddedNetwork.address(40_003);
+    private static final long MS = 1_000_000;
 
     @FuzzTest(maxDuration = "5s")
     void endpointSession(FuzzedDataProvider data) throws Exception {
         try (Session session = new Session(data)) {
             session.run();
         }
+    }
+
+    /**
+     * What the regression replays rely on: an input makes the same session every time, down to every call's
+     * outcome and the engines' packet counts (run twice, compared).
+     */
+    @Test
+    void aSessionReplaysTheSameWayTwice() throws Exception {
+        Path inputs = Path.of("src/test/resources/io/homa4j/EndpointFuzzTestInputs/endpointSession");
+        List<Path> files;
+        try (Stream<Path> listed = Files.list(inputs)) {
+            files = listed.sorted().toList();
+        }
+        assertFalse(files.isEmpty(), "regression inputs in " + inputs.toAbsolutePath());
+        for (Path file : files) {
+            byte[] input = Files.readAllBytes(file);
+            assertEquals(transcript(input), transcript(input), "two replays of " + file.getFileName());
+        }
+    }
+
+    private static String transcript(byte[] input) throws Exception {
+        try (Session session = new Session(bytesOf(input))) {
+            session.run();
+            return session.transcript();
+        }
+    }
+
+    /**
+     * The choices a session asks for, read from {@code input} in order (Jazzer's own provider reads the same input
+     * differently and needs its native library, which runs only under the fuzzing engine): a replay outside Jazzer.
+     */
+    private static FuzzedDataProvider bytesOf(byte[] input) {
+        ByteBuffer in = ByteBuffer.wrap(input);
+        return (FuzzedDataProvider) Proxy.newProxyInstance(FuzzedDataProvider.class.getClassLoader(),
+                new Class<?>[] {FuzzedDataProvider.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "remainingBytes" -> in.remaining();
+                    case "consumeBoolean" -> (next(in, 1) & 1) == 1;
+                    case "consumeInt" -> args == null ? (int) next(in, 4)
+                            : (int) ((int) args[0] + Long.remainderUnsigned(next(in, 4),
+                                    (long) (int) args[1] - (int) args[0] + 1));
+                    case "consumeLong" -> next(in, 8);
+                    case "consumeBytes" -> {
+                        byte[] b = new byte[Math.min((int) args[0], in.remaining())];
+                        in.get(b);
+                        yield b;
+                    }
+                    case "consumeString" -> {
+                        byte[] b = new byte[Math.min((int) args[0], in.remaining())];
+                        in.get(b);
+                        yield new String(b, StandardCharsets.ISO_8859_1);
+                    }
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    /** The next {@code bytes} bytes as an unsigned number; zeros once the input is used up. */
+    private static long next(ByteBuffer in, int bytes) {
+        long v = 0;
+        for (int i = 0; i < bytes && in.hasRemaining(); i++) {
+            v = v << 8 | (in.get() & 0xFF);
+        }
+        return v;
     }
 
     /** What the handler does with a request, by the request's first byte. */
@@ -169,43 +221,137 @@ class EndpointFuzzTest {
         }
     }
 
+    /**
+     * The engine as the endpoint drives it, with every exception that escapes it written down before it goes on
+     * to the driver (which logs it and carries on, so a session could not see it otherwise).
+     */
+    private static final class WatchedEngine implements Engine {
+        private final Engine engine;
+        private final List<RuntimeException> escaped;
+
+        WatchedEngine(Engine engine, List<RuntimeException> escaped) {
+            this.engine = engine;
+            this.escaped = escaped;
+        }
+
+        private <T> T watch(Supplier<T> work) {
+            try {
+                return work.get();
+            } catch (RpcRejectedException typed) {
+                throw typed; // call()'s refusal: part of the contract
+            } catch (RuntimeException e) {
+                escaped.add(e);
+                throw e;
+            }
+        }
+
+        private void watch(Runnable work) {
+            watch(() -> {
+                work.run();
+                return null;
+            });
+        }
+
+        @Override
+        public long call(InetSocketAddress server, ByteBuf request, long deadlineNanos, long nowNanos) {
+            return watch(() -> engine.call(server, request, deadlineNanos, nowNanos));
+        }
+
+        @Override
+        public boolean reply(long serverHandle, ByteBuf response, long nowNanos) {
+            return watch(() -> engine.reply(serverHandle, response, nowNanos));
+        }
+
+        @Override
+        public boolean replyError(long serverHandle, String message, long nowNanos) {
+            return watch(() -> engine.replyError(serverHandle, message, nowNanos));
+        }
+
+        @Override
+        public void abort(long rpcId, long nowNanos) {
+            watch(() -> engine.abort(rpcId, nowNanos));
+        }
+
+        @Override
+        public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
+            watch(() -> engine.onPacket(from, packet, nowNanos));
+        }
+
+        @Override
+        public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
+            watch(() -> engine.onPackets(senders, packets, count, nowNanos));
+        }
+
+        @Override
+        public void poll(long nowNanos) {
+            watch(() -> engine.poll(nowNanos));
+        }
+
+        @Override
+        public long nextWakeNanos() {
+            return watch(engine::nextWakeNanos);
+        }
+
+        @Override
+        public void close(long nowNanos) {
+            watch(() -> engine.close(nowNanos));
+        }
+
+        @Override
+        public MetricsSnapshot metrics() {
+            return watch(engine::metrics);
+        }
+
+        @Override
+        public boolean peerHeardSince(InetSocketAddress peer, long sinceNanos) {
+            return watch(() -> engine.peerHeardSince(peer, sinceNanos));
+        }
+
+        @Override
+        public int peerRpcCount(InetSocketAddress peer) {
+            return watch(() -> engine.peerRpcCount(peer));
+        }
+
+        @Override
+        public int peerUnreachable(InetSocketAddress server, long probeSentNanos, long nowNanos) {
+            return watch(() -> engine.peerUnreachable(server, probeSentNanos, nowNanos));
+        }
+    }
+
     private static final class Session implements AutoCloseable {
         private final FuzzedDataProvider data;
+        private final EmbeddedNetwork net = new EmbeddedNetwork();
         private final FlakyAllocator engineAlloc = new FlakyAllocator();
         /** The session's and its handlers' own buffers. */
         private final UnpooledByteBufAllocator alloc = new UnpooledByteBufAllocator(false, true);
         private final HomaEndpoint server;
         private final HomaEndpoint client;
-        private final DatagramChannel forger;
         private final PacketEncoder encoder = new PacketEncoder(UnpooledByteBufAllocator.DEFAULT);
         private final List<Call> calls = new ArrayList<>();
         /** Calls whose response {@link #checkOutcome} took (and released). */
         private final Set<CompletableFuture<?>> taken = Collections.newSetFromMap(new IdentityHashMap<>());
         /** Handlers still running or holding a request for a later reply: they hold engine buffers. */
-        private final AtomicInteger handlersBusy = new AtomicInteger();
+        private int handlersBusy;
         private final List<Throwable> handlerSurprises = new ArrayList<>();
+        /** Exceptions that escaped an engine: each one a bug the endpoint would only have logged. */
+        private final List<RuntimeException> escaped = new ArrayList<>();
         /** What the session did, for the message of a failed check. */
         private final List<String> steps = new ArrayList<>();
+        /** How each call ended and what the engines counted, for {@link #transcript}. */
+        private final List<String> outcomes = new ArrayList<>();
 
-        Session(FuzzedDataProvider data) throws IOException {
+        Session(FuzzedDataProvider data) {
             this.data = data;
-            HomaEndpointBuilder builder = HomaEndpoint.builder().config(CONFIG).eventLoopGroup(LOOPS)
-                    .engineFactory(EngineHost.EngineFactory.homa(engineAlloc))
+            HomaEndpointBuilder builder = HomaEndpoint.builder()
+                    .engineFactory((config, sink, listener, nowNanos) -> new WatchedEngine(
+                            EngineHost.EngineFactory.homa(engineAlloc).create(config, sink, listener, nowNanos), escaped))
                     .defaultCallTimeout(Duration.ofMillis(200)).metricsInterval(Duration.ofMillis(10));
-            server = builder.build();
-            HomaEndpoint c;
-            try {
-                c = builder.build();
-            } catch (RuntimeException e) {
-                server.close();
-                throw e;
-            }
-            client = c;
-            forger = DatagramChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            server = net.endpoint(builder, SERVER, CONFIG);
+            client = net.endpoint(builder, CLIENT, CONFIG);
             if (data.consumeBoolean()) {
                 server.serve(this::handle);
             } else {
-                server.serve(this::handle, HANDLERS);
+                server.serve(this::handle, net.executorOf(SERVER));
             }
         }
 
@@ -219,38 +365,45 @@ class EndpointFuzzTest {
                         engineAlloc.failAbove = data.consumeBoolean() ? Integer.MAX_VALUE : data.consumeInt(0, 300_000);
                         steps.add("allocations fail above " + engineAlloc.failAbove);
                     }
-                    case 5 -> Thread.sleep(data.consumeInt(0, 20)); // lets the loops run into what was set up
+                    case 5 -> {
+                        long ms = data.consumeInt(0, 20);
+                        steps.add("time passes: " + ms + " ms");
+                        net.advance(ms * MS);
+                    }
                     case 6 -> endOne();
                     case 7 -> awaitOne();
                     default -> callFromAnotherThread();
                 }
+                net.pump();
             }
             engineAlloc.failAbove = Integer.MAX_VALUE;
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(END_BOUND_SECONDS);
+            net.advanceUntil(() -> calls.stream().allMatch(c -> c.future.isDone()),
+                    TimeUnit.SECONDS.toNanos(END_BOUND_SECONDS), 10 * MS);
             for (Call call : calls) {
-                checkOutcome(call, end);
+                checkOutcome(call);
             }
             checkStillServing();
             for (HomaEndpoint e : new HomaEndpoint[] {client, server}) {
                 if (!e.isClosed()) {
-                    assertEquals(0, e.metricsNow().get(10, TimeUnit.SECONDS).drops(DropReason.INTERNAL_ERROR),
+                    assertEquals(0, e.metricsNow().getNow(null).drops(DropReason.INTERNAL_ERROR),
                             "no processing bug");
                 }
             }
             closeAll();
             for (HomaEndpoint e : new HomaEndpoint[] {client, server}) {
                 MetricsSnapshot m = e.metrics();
+                outcomes.add(e.localAddress().getPort() + ": packets in " + m.totalPacketsIn() + ", out " + m.totalPacketsOut()
+                        + ", bytes in " + m.bytesIn()
+                        + ", at " + net.nanoTime());
                 assertEquals(0, m.drops(DropReason.INTERNAL_ERROR), "no processing bug");
                 assertEquals(0, m.clientRpcs() + m.serverRpcs(), "close frees every RPC");
             }
-            long handlersEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (handlersBusy.get() > 0 && System.nanoTime() < handlersEnd) {
-                Thread.sleep(1); // handlers sleep or reply later on purpose; no event says when the last one is done
-            }
-            assertEquals(0, handlersBusy.get(), "every handler returned");
-            synchronized (handlerSurprises) {
-                assertTrue(handlerSurprises.isEmpty(), () -> "the API threw unexpectedly: " + handlerSurprises);
-            }
+            net.runAllLater(); // handlers that reply later still do, to endpoints now closed
+            assertTrue(escaped.isEmpty(), () -> "exceptions escaped the engine: " + escaped + "; session:\n  "
+                    + String.join("\n  ", steps));
+            assertEquals(0, handlersBusy, "every handler returned");
+            assertTrue(handlerSurprises.isEmpty(), () -> "the API threw unexpectedly: " + handlerSurprises);
+            net.close();
             assertEquals(0, engineAlloc.used(), "the engines released every buffer they allocated");
             assertEquals(0, alloc.metric().usedHeapMemory(), "every request and reply buffer was released");
         }
@@ -275,7 +428,7 @@ class EndpointFuzzTest {
                 case 0 -> CallOptions.DEFAULT;
                 case 1 -> CallOptions.NO_DEADLINE;
                 case 2 -> CallOptions.timeout(Duration.ofMillis(data.consumeInt(1, 300)));
-                case 3 -> CallOptions.deadlineNanos(System.nanoTime() - data.consumeInt(0, 1_000_000));
+                case 3 -> CallOptions.deadlineNanos(net.nanoTime() - data.consumeInt(0, 1_000_000));
                 default -> CallOptions.timeout(Duration.ofMillis(data.consumeInt(1, 300)))
                         .withMetadata(Metadata.of("k", data.consumeString(40)));
             };
@@ -346,26 +499,29 @@ class EndpointFuzzTest {
         }
 
         /**
-         * Makes a call and keeps its future; an argument error thrown at once is the typed refusal of a misuse.
-         * Returns the future, or null when the call was refused.
+         * Makes a call as the application's thread would, here the client's event loop (an embedded loop takes
+         * every caller for its own), and keeps its future; an argument error thrown at once is the typed refusal
+         * of a misuse. Returns the future, or null when the call was refused.
          */
         private CompletableFuture<?> record(Supplier<CompletableFuture<?>> start, byte[] echo, String what) {
+            List<CompletableFuture<?>> started = new ArrayList<>(1);
             try {
-                CompletableFuture<?> f = start.get();
-                calls.add(new Call(f, echo, false, what));
-                steps.add(what);
-                return f;
+                net.onLoop(CLIENT, () -> started.add(start.get()));
             } catch (IllegalArgumentException | IllegalStateException refused) {
+                steps.add(what + ": refused (" + refused.getMessage() + ")");
                 return null;
             }
+            CompletableFuture<?> f = started.get(0);
+            calls.add(new Call(f, echo, false, what));
+            steps.add(what);
+            return f;
         }
 
-        private void callFromAnotherThread() throws Exception {
-            CompletableFuture<?> started = CompletableFuture.supplyAsync(() -> client.call(server.localAddress(),
-                    new byte[] {(byte) HandlerMode.ECHO.ordinal(), 0, 1, 2}, CallOptions.DEFAULT), HANDLERS)
-                    .get(10, TimeUnit.SECONDS);
-            calls.add(new Call(started, new byte[] {(byte) HandlerMode.ECHO.ordinal(), 0, 1, 2}, false,
-                    "call #" + calls.size() + " from another thread"));
+        /** Was a call from another thread over UDP; on an embedded network every caller is on the loop. */
+        private void callFromAnotherThread() {
+            byte[] echo = {(byte) HandlerMode.ECHO.ordinal(), 0, 1, 2};
+            record(() -> client.call(server.localAddress(), echo.clone(), CallOptions.DEFAULT), echo,
+                    "call #" + calls.size() + " (the one from another thread over UDP)");
         }
 
         private void cancelOne() {
@@ -373,19 +529,20 @@ class EndpointFuzzTest {
                 int i = data.consumeInt(0, calls.size() - 1);
                 Call call = calls.get(i);
                 steps.add("cancel call #" + i);
-                if (call.future.cancel(true)) {
+                boolean[] cancelled = new boolean[1];
+                net.onLoop(CLIENT, () -> cancelled[0] = call.future.cancel(true));
+                if (cancelled[0]) {
                     calls.set(i, call.cancelled());
                 }
             }
         }
 
-        private void awaitOne() throws Exception {
+        /** Lets the clock run until a call ends, for at most 500 ms. */
+        private void awaitOne() {
             if (!calls.isEmpty()) {
-                try {
-                    calls.get(data.consumeInt(0, calls.size() - 1)).future.get(500, TimeUnit.MILLISECONDS);
-                } catch (ExecutionException | CancellationException | TimeoutException ended) {
-                    // what it ended with is checked at the end of the session
-                }
+                int i = data.consumeInt(0, calls.size() - 1);
+                steps.add("await call #" + i);
+                net.advanceUntil(calls.get(i).future::isDone, 500 * MS, MS);
             }
         }
 
@@ -393,18 +550,22 @@ class EndpointFuzzTest {
             HomaEndpoint e = data.consumeBoolean() ? client : server;
             int how = data.consumeInt(0, 2);
             steps.add((how == 0 ? "shutdown " : "close ") + (e == client ? "client" : "server"));
+            InetSocketAddress at = e.localAddress();
             switch (how) {
-                case 0 -> e.shutdown(Duration.ofMillis(data.consumeInt(0, 100)));
-                case 1 -> e.close();
-                default -> {
+                case 0 -> {
+                    Duration grace = Duration.ofMillis(data.consumeInt(0, 100));
+                    net.onLoop(at, () -> e.shutdown(grace));
+                }
+                case 1 -> net.onLoop(at, e::close);
+                default -> net.onLoop(at, () -> {
                     e.shutdown(Duration.ZERO);
                     e.close();
-                }
+                });
             }
         }
 
-        /** A datagram from a third socket: random bytes, or a packet of any type with fields from the input. */
-        private void forge() throws IOException {
+        /** A datagram from a third address: random bytes, or a packet of any type with fields from the input. */
+        private void forge() {
             InetSocketAddress to = data.consumeBoolean() ? server.localAddress() : client.localAddress();
             long id = data.consumeBoolean() ? 2L * data.consumeInt(1, 50) : data.consumeLong();
             ByteBuf packet = switch (data.consumeInt(0, 8)) {
@@ -453,7 +614,7 @@ class EndpointFuzzTest {
                 byte[] bytes = ByteBufUtil.getBytes(packet);
                 steps.add("forged " + bytes.length + " B to " + (to == server.localAddress() ? "server" : "client")
                         + ": " + ByteBufUtil.hexDump(bytes, 0, Math.min(bytes.length, 48)));
-                forger.send(ByteBuffer.wrap(bytes), to);
+                net.send(FORGER, to, Unpooled.wrappedBuffer(bytes));
             } finally {
                 packet.release();
             }
@@ -462,7 +623,7 @@ class EndpointFuzzTest {
         // ---- the handler ----
 
         private void handle(RpcContext ctx, ByteBuf request) throws Exception {
-            handlersBusy.incrementAndGet();
+            handlersBusy++;
             boolean stillBusy = false;
             try {
                 HandlerMode mode = request.readableBytes() == 0 ? HandlerMode.ECHO
@@ -501,10 +662,10 @@ class EndpointFuzzTest {
                     case REPLY_LATER -> {
                         ByteBuf kept = request.retain();
                         stillBusy = true;
-                        LATER.schedule(finishLater(() -> ctx.reply(kept)), parameter, TimeUnit.MILLISECONDS);
+                        net.later(parameter * MS, finishLater(() -> net.onLoop(SERVER, () -> ctx.reply(kept))));
                     }
                     case BLOCK_THEN_ECHO -> {
-                        Thread.sleep(parameter % 40); // a handler that blocks, on the loop or an executor
+                        net.elapse((parameter % 40) * MS); // a handler that blocks, on the loop or an executor
                         ctx.reply(request.retain());
                     }
                     case REPLY_OVERSIZED -> ctx.reply(alloc.heapBuffer(MAX_MESSAGE + 1).writerIndex(MAX_MESSAGE + 1));
@@ -534,7 +695,7 @@ class EndpointFuzzTest {
                 }
             } finally {
                 if (!stillBusy) {
-                    handlersBusy.decrementAndGet();
+                    handlersBusy--;
                 }
             }
         }
@@ -548,33 +709,33 @@ class EndpointFuzzTest {
                 try {
                     answer.run();
                 } catch (RuntimeException e) {
-                    synchronized (handlerSurprises) {
-                        handlerSurprises.add(e);
-                    }
+                    handlerSurprises.add(e);
                 } finally {
-                    handlersBusy.decrementAndGet();
+                    handlersBusy--;
                 }
             };
         }
 
         // ---- the checks ----
 
-        private void checkOutcome(Call call, long endNanos) throws Exception {
+        private void checkOutcome(Call call) throws Exception {
+            if (!call.future.isDone()) {
+                throw new AssertionError("a call never ended: " + call.what + "; client " + client.debugState()
+                        + ", server " + server.debugState() + "; session:\n  " + String.join("\n  ", steps));
+            }
             Object result;
             try {
-                result = call.future.get(Math.max(0, endNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException hang) {
-                throw new AssertionError("a call never ended: " + call.what + "; client " + client.debugState()
-                        + ", server " + server.debugState() + "; session: " + String.join("\n  ", steps),
-                        hang);
+                result = call.future.get();
             } catch (CancellationException c) {
                 assertTrue(call.cancelledByUs, "only a call we cancelled ends cancelled");
+                outcomes.add("cancelled");
                 return;
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause() instanceof CompletionException ce ? ce.getCause() : e.getCause();
-                if (!(cause instanceof HomaException)) {
-                    throw new AssertionError("a call failed untyped", cause);
+                if (!(cause instanceof HomaException homa)) {
+                    throw new AssertionError("a call failed untyped: " + call.what, cause);
                 }
+                outcomes.add(homa.code() + ": " + homa.getMessage());
                 return;
             }
             taken.add(call.future);
@@ -588,8 +749,9 @@ class EndpointFuzzTest {
             } else {
                 bytes = (byte[]) result;
             }
+            outcomes.add("response of " + bytes.length + " B");
             if (call.expectedEcho != null) {
-                assertArrayEquals(call.expectedEcho, bytes, "an echo of a good request is byte-exact");
+                assertArrayEquals(call.expectedEcho, bytes, "an echo of a good request is byte-exact: " + call.what);
             }
         }
 
@@ -599,27 +761,32 @@ class EndpointFuzzTest {
                 return;
             }
             byte[] ping = {(byte) HandlerMode.ECHO.ordinal(), 0, 42};
-            Exception last = null;
-            for (int attempt = 0; attempt < 3; attempt++) {
-                try {
-                    assertArrayEquals(ping, client.call(server.localAddress(), ping,
-                            CallOptions.timeout(Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS));
-                    return;
-                } catch (ExecutionException e) {
-                    last = e; // a call may fail on a starved machine (abortTicks); a broken endpoint fails them all
-                }
+            List<CompletableFuture<byte[]>> call = new ArrayList<>(1);
+            net.onLoop(CLIENT, () -> call.add(client.call(server.localAddress(), ping,
+                    CallOptions.timeout(Duration.ofSeconds(5)))));
+            net.advanceUntil(call.get(0)::isDone, TimeUnit.SECONDS.toNanos(6), MS);
+            assertTrue(call.get(0).isDone(), "a plain call ends");
+            try {
+                assertArrayEquals(ping, call.get(0).get(), "the endpoints still serve a plain call");
+            } catch (ExecutionException e) {
+                throw new AssertionError("the endpoints no longer serve a plain call; session:\n  "
+                        + String.join("\n  ", steps), e.getCause());
             }
-            throw new AssertionError("the endpoints no longer serve a plain call", last);
         }
 
-        private void closeAll() throws IOException {
-            client.close();
-            server.close();
-            forger.close();
+        /** The steps and every outcome, one a line. */
+        String transcript() {
+            return String.join("\n", steps) + "\n--\n" + String.join("\n", outcomes);
+        }
+
+        private void closeAll() {
+            net.onLoop(CLIENT, client::close);
+            net.onLoop(SERVER, server::close);
+            net.pump();
         }
 
         @Override
-        public void close() throws IOException {
+        public void close() {
             engineAlloc.failAbove = Integer.MAX_VALUE;
             closeAll();
             for (Call call : calls) { // responses of calls a failed check did not take
@@ -628,6 +795,7 @@ class EndpointFuzzTest {
                             : call.future.join());
                 }
             }
+            net.close();
         }
     }
 }

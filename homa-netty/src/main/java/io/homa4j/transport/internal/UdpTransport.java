@@ -342,6 +342,21 @@ public final class UdpTransport {
         }
     }
 
+    /**
+     * Sockets the caller made and set up itself, with their pipelines: an embedded channel in tests that run an
+     * endpoint without the kernel, every priority level on it, no GSO. {@link #close} closes it.
+     *
+     * @param kind         what {@link #kind} reports
+     * @param channel      the one socket of every level
+     * @param localAddress the address peers send to
+     * @param levels       the priority levels (entries of {@link #channelByLevel})
+     */
+    public static UdpTransport adopt(Kind kind, Channel channel, InetSocketAddress localAddress, int levels) {
+        Channel[] byLevel = new Channel[levels];
+        Arrays.fill(byLevel, channel);
+        return new UdpTransport(kind, byLevel, new Channel[] {channel}, localAddress, false);
+    }
+
     public Kind kind() {
         return kind;
     }
