@@ -469,8 +469,13 @@ public final class HomaEngine implements Engine {
                 transmit(nowNanos);
             }
         } catch (OutOfMemoryError noMemory) {
-            // A control packet (RESEND, GRANT, BUSY...) could not be allocated: the rest of this tick is late
-            // (the next poll runs it again), what was not sent is repaired by the timers.
+            // A control packet (RESEND, GRANT, BUSY...) could not be allocated: the rest of this tick is skipped
+            // and what was not sent is repaired by the next ticks. The tick counts as run: left due, it made the
+            // next poll come at once and run it again from the start, so a loop spun while memory was short and
+            // every spin counted another silent tick for every call (calls given up within one instant).
+            if (tickClock.due(nowNanos)) {
+                tickClock.ticked(nowNanos, true);
+            }
             transmitter.noMemory(nowNanos, noMemory);
         }
         transmitter.flush();

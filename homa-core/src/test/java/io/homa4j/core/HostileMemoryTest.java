@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import java.net.InetSocketAddress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -165,6 +166,30 @@ class HostileMemoryTest {
         assertTrue(client.done(id), "the call ended");
         assertTrue(client.responses.containsKey(id), () -> "" + client.failures.get(id));
         assertTrue(client.engine.metrics().allocationFailures() > 0, "the failures were counted");
+        assertEquals(0, client.engine.metrics().drops(DropReason.INTERNAL_ERROR));
+    }
+
+    @Test
+    void aTimerTickThatRunsOutOfMemoryIsOverAndTheNextComesATickLater() {
+        // Found by EndpointFuzzTest on an embedded network (a manual clock, so the spin never ended): a RESEND that
+        // could not be allocated left the tick due, the engine asked to be polled again at once, and each such
+        // poll ran the whole tick again, counting one more silent tick for every call.
+        HomaConfig config = HomaConfig.defaults();
+        FailingAllocator alloc = new FailingAllocator();
+        TestNet.Node client = net.node("client", config, alloc);
+        long t = net.now();
+        long id = client.engine.call(server.address, TestNet.payload(100, 15), Long.MAX_VALUE, t); // sent whole
+        alloc.failAbove = 0; // the server stays silent (the network does not run): RESENDs fall due and fail
+        for (int tick = 0; tick < 100 && client.engine.metrics().allocationFailures() == 0; tick++) {
+            t += config.tickNanos();
+            client.engine.poll(t);
+        }
+        assertTrue(client.engine.metrics().allocationFailures() > 0, "a RESEND could not be allocated");
+        assertTrue(client.engine.nextWakeNanos() > t, "the next poll is not due at once");
+        for (int spin = 0; spin < 2 * config.abortTicks(); spin++) {
+            client.engine.poll(t); // what a loop that polls whenever the engine asks would do at this instant
+        }
+        assertFalse(client.done(id), () -> "polls within one instant counted as ticks: " + client.failures.get(id));
         assertEquals(0, client.engine.metrics().drops(DropReason.INTERNAL_ERROR));
     }
 }
