@@ -187,7 +187,14 @@ public final class HomaEngine implements Engine {
      */
     public void abort(long rpcId, long nowNanos) {
         clock.now(nowNanos);
-        clients.abort(rpcId);
+        try {
+            clients.abort(rpcId);
+        } catch (OutOfMemoryError noMemory) {
+            // The RPC is freed before the server is told; telling it is one packet, best effort (its own timers
+            // free the RPC when the packet is lost), so it is counted and skipped. Found by EndpointFuzzTest: the
+            // error escaped from abort() into the application's cancel().
+            transmitter.noMemory(nowNanos, noMemory);
+        }
         transmitter.flush();
     }
 
@@ -200,6 +207,9 @@ public final class HomaEngine implements Engine {
      * <p>A response already released by the caller (or released or changed before all of it went out) fails
      * this RPC alone: the client gets HANDLER_ERROR (or, when part of the response had left, UNAVAILABLE).
      *
+     * <p>When such an error response cannot be allocated (out of memory: counted in
+     * {@code MetricsSnapshot.allocationFailures}), the RPC stays unanswered until its handler timeout answers it.
+     *
      * @return false (and the response is released) when the handle is no longer live
      */
     public boolean reply(long serverHandle, ByteBuf response, long nowNanos) {
@@ -208,19 +218,32 @@ public final class HomaEngine implements Engine {
         if (closed) {
             return servers.reply(serverHandle, response); // no RPC left: released and counted as a dead handle
         }
-        boolean live = servers.reply(serverHandle, response);
+        boolean live = true;
+        try {
+            live = servers.reply(serverHandle, response);
+        } catch (OutOfMemoryError noMemory) {
+            transmitter.noMemory(nowNanos, noMemory); // an error response; the response itself is released
+        }
         transmit(nowNanos);
         transmitter.flush();
         return live;
     }
 
-    /** Fails a server RPC: the client gets HANDLER_ERROR with {@code message}. Same liveness rule as reply. */
+    /**
+     * Fails a server RPC: the client gets HANDLER_ERROR with {@code message}. Same liveness rule, and the same
+     * rule when out of memory, as reply.
+     */
     public boolean replyError(long serverHandle, String message, long nowNanos) {
         clock.now(nowNanos);
         if (closed) {
             return servers.replyError(serverHandle, message); // no RPC left: counted as a dead handle
         }
-        boolean live = servers.replyError(serverHandle, message);
+        boolean live = true;
+        try {
+            live = servers.replyError(serverHandle, message);
+        } catch (OutOfMemoryError noMemory) {
+            transmitter.noMemory(nowNanos, noMemory);
+        }
         transmit(nowNanos);
         transmitter.flush();
         return live;

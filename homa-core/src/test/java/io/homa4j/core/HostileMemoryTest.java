@@ -192,4 +192,18 @@ class HostileMemoryTest {
         assertFalse(client.done(id), () -> "polls within one instant counted as ticks: " + client.failures.get(id));
         assertEquals(0, client.engine.metrics().drops(DropReason.INTERNAL_ERROR));
     }
+
+    @Test
+    void anAbortThatCannotTellTheServerStillFreesTheCallAndThrowsNothing() {
+        // Found by EndpointFuzzTest: the RPC_UNKNOWN that tells the server could not be allocated, and the
+        // OutOfMemoryError escaped from abort() into the application's cancel().
+        FailingAllocator alloc = new FailingAllocator();
+        TestNet.Node client = net.node("client", HomaConfig.defaults(), alloc);
+        long id = client.engine.call(server.address, TestNet.payload(100, 15), Long.MAX_VALUE, net.now());
+        alloc.failAbove = 0;
+        client.engine.abort(id, net.now());
+        assertEquals(0, client.engine.clientRpcCount(), "the call is freed");
+        assertTrue(client.engine.metrics().allocationFailures() > 0, "the packet that was not sent is counted");
+        assertFalse(client.done(id), "an abort is not reported to the listener");
+    }
 }
