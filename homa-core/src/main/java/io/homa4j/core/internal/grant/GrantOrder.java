@@ -80,13 +80,20 @@ final class GrantOrder {
     }
 
     /**
-     * {@code m}'s key is about to drop: takes it out of the order unless that cannot move it.
+     * {@code m}'s key is about to drop by at most {@code maxDrop} bytes: takes it out of the order unless that
+     * cannot move it, which is the case for the front message and for one whose predecessor has fewer unreceived
+     * bytes than {@code m} will have at least (a message of another length, usually: re-sorting it, a remove and an
+     * add in the tree, cost a tree entry per DATA packet).
      *
      * @return whether it was taken out, to be put back by {@link #endUpdate}
      */
-    boolean beginUpdate(IncomingMessage m) {
+    boolean beginUpdate(IncomingMessage m, int maxDrop) {
         if (!keysChange || front() == m) {
             return false;
+        }
+        IncomingMessage before = order.before(m);
+        if (before != null && before.remainingBytes() < (long) m.remainingBytes() - maxDrop) {
+            return false; // keys are unreceived bytes first (SRPT): m stays behind its predecessor
         }
         if (indexOfPick(m) < 0) {
             forgetPicksIfVisited(m);

@@ -105,16 +105,17 @@ public final class GrantScheduler {
 
     /**
      * Call before {@link IncomingMessage#accept} changes the message's counters: takes it out of the SRPT order
-     * when its key change could move it (not when it is the front message), to be put back by
-     * {@link #afterUpdate}. It stays in {@code activeByAge}: its key, the arrival order, never changes.
+     * when its key change could move it (not when it is the front message, nor when the packet's
+     * {@code maxNewBytes} cannot take it past its predecessor), to be put back by {@link #afterUpdate}. It stays
+     * in {@code activeByAge}: its key, the arrival order, never changes.
      */
-    public void beforeUpdate(IncomingMessage m) {
+    public void beforeUpdate(IncomingMessage m, int maxNewBytes) {
         outstanding -= inFlight(m);
         m.senderSilent(false); // it sent a packet: what it owes is on its way again
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
-        reorderPending = activeMembers.contains(m) && active.beginUpdate(m);
+        reorderPending = activeMembers.contains(m) && active.beginUpdate(m, maxNewBytes);
     }
 
     /** Call after {@link IncomingMessage#accept}: re-inserts with the new counters. */

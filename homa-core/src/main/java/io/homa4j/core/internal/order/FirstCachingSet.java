@@ -49,6 +49,11 @@ public final class FirstCachingSet<E> implements Iterable<E> {
         return knownFirst;
     }
 
+    /** The element ordered right before {@code e} (which need not be in the set), or null. */
+    public E before(E e) {
+        return set.lower(e);
+    }
+
     public boolean isEmpty() {
         return set.isEmpty();
     }

@@ -233,14 +233,16 @@ public final class Transmitter {
     }
 
     private void sendNew(OutgoingMessage m, long nowNanos) {
+        int offset = m.nextOffset();
+        int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
         // Sending lowers m's SRPT key and never changes its age: the front message stays in front, so it keeps
-        // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward.
-        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == Ranked.AGE || bySrpt.first() == m);
+        // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward, unless
+        // its predecessor has fewer unsent bytes than m will have (re-sorting costs a tree entry).
+        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == Ranked.AGE || bySrpt.first() == m
+                || staysBehind(bySrpt.before(m), m, segment));
         if (!keepPlace) {
             dequeue(m);
         }
-        int offset = m.nextOffset();
-        int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
         boolean wasAllSent = m.allSent();
         if (!sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos)) {
             if (!m.unreadable()) {
@@ -259,6 +261,11 @@ public final class Transmitter {
         if (m.allSent() && !wasAllSent) {
             m.owner().onAllSent(nowNanos);
         }
+    }
+
+    /** Whether {@code m}, its unsent bytes lowered by {@code drop}, still ranks behind {@code before} (SRPT). */
+    private static boolean staysBehind(OutgoingMessage before, OutgoingMessage m, int drop) {
+        return before != null && before.remainingBytes() < (long) m.remainingBytes() - drop;
     }
 
     private void sendRetransmit(OutgoingMessage m, long nowNanos) {

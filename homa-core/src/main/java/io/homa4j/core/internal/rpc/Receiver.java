@@ -127,7 +127,7 @@ public final class Receiver {
             verdict.drop(overLimit);
             return false;
         }
-        grants.beforeUpdate(m);
+        grants.beforeUpdate(m, data.segmentLength());
         int fresh = m.accept(data, packet, payloadIndex, growth);
         grants.afterUpdate(m);
         if (fresh == IncomingMessage.ALLOCATION_FAILED) {

@@ -144,7 +144,7 @@ class GrantSchedulerTest {
         ByteBuf payload = Unpooled.wrappedBuffer(new byte[offset + length]);
         ByteBuf packet = SENDER.data(2, m.length(), offset, m.granted(), 0, 0, 0, payload, length);
         try {
-            scheduler.beforeUpdate(m);
+            scheduler.beforeUpdate(m, length);
             long growth = m.growthFor(offset, length);
             assertTrue(growth >= 0, "delivered in order, never too far ahead");
             assertEquals(length, m.accept(new DataHeader().wrap(packet, packet.readerIndex()), packet,
