@@ -39,6 +39,11 @@ final class LengthOnlyBuffer extends AbstractReferenceCountedByteBuf {
     protected void deallocate() {
     }
 
+    /** What every operation that needs real bytes throws. */
+    private static UnsupportedOperationException noBytes(String what) {
+        return new UnsupportedOperationException("a length-only buffer has no bytes " + what);
+    }
+
     @Override
     public int capacity() {
         return capacity;
@@ -96,17 +101,17 @@ final class LengthOnlyBuffer extends AbstractReferenceCountedByteBuf {
 
     @Override
     public ByteBuf getBytes(int index, OutputStream out, int length) {
-        throw new UnsupportedOperationException("a length-only buffer has no bytes to write out");
+        throw noBytes("to write out");
     }
 
     @Override
     public int getBytes(int index, GatheringByteChannel out, int length) {
-        throw new UnsupportedOperationException("a length-only buffer has no bytes to write out");
+        throw noBytes("to write out");
     }
 
     @Override
     public int getBytes(int index, FileChannel out, long position, int length) {
-        throw new UnsupportedOperationException("a length-only buffer has no bytes to write out");
+        throw noBytes("to write out");
     }
 
     @Override
@@ -130,17 +135,17 @@ final class LengthOnlyBuffer extends AbstractReferenceCountedByteBuf {
 
     @Override
     public int setBytes(int index, InputStream in, int length) {
-        throw new UnsupportedOperationException("a length-only buffer takes no bytes from a stream");
+        throw noBytes("to take from a stream");
     }
 
     @Override
     public int setBytes(int index, ScatteringByteChannel in, int length) {
-        throw new UnsupportedOperationException("a length-only buffer takes no bytes from a channel");
+        throw noBytes("to take from a channel");
     }
 
     @Override
     public int setBytes(int index, FileChannel in, long position, int length) {
-        throw new UnsupportedOperationException("a length-only buffer takes no bytes from a channel");
+        throw noBytes("to take from a channel");
     }
 
     @Override
@@ -156,17 +161,17 @@ final class LengthOnlyBuffer extends AbstractReferenceCountedByteBuf {
 
     @Override
     public ByteBuffer nioBuffer(int index, int length) {
-        throw new UnsupportedOperationException("a length-only buffer has no memory");
+        throw noBytes("in memory");
     }
 
     @Override
     public ByteBuffer internalNioBuffer(int index, int length) {
-        throw new UnsupportedOperationException("a length-only buffer has no memory");
+        throw noBytes("in memory");
     }
 
     @Override
     public ByteBuffer[] nioBuffers(int index, int length) {
-        throw new UnsupportedOperationException("a length-only buffer has no memory");
+        throw noBytes("in memory");
     }
 
     @Override
@@ -176,12 +181,12 @@ final class LengthOnlyBuffer extends AbstractReferenceCountedByteBuf {
 
     @Override
     public byte[] array() {
-        throw new UnsupportedOperationException("a length-only buffer has no array");
+        throw noBytes("in an array");
     }
 
     @Override
     public int arrayOffset() {
-        throw new UnsupportedOperationException("a length-only buffer has no array");
+        throw noBytes("in an array");
     }
 
     @Override
@@ -191,7 +196,7 @@ final class LengthOnlyBuffer extends AbstractReferenceCountedByteBuf {
 
     @Override
     public long memoryAddress() {
-        throw new UnsupportedOperationException("a length-only buffer has no memory");
+        throw noBytes("in memory");
     }
 
     // ------------------------------------------------------------------ single values: zero, dropped

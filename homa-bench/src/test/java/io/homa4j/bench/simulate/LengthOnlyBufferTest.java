@@ -20,15 +20,10 @@ class LengthOnlyBufferTest {
     private final UnpooledByteBufAllocator others = new UnpooledByteBufAllocator(false, true);
     private final RecyclingAllocator allocator = new RecyclingAllocator(others);
 
-    /** The buffer under a leak detector's wrapper, if any. */
-    private static ByteBuf inner(ByteBuf b) {
-        return b.unwrap() != null ? b.unwrap() : b;
-    }
-
     @Test
     void aMessageBufferDropsWritesAndLeavesWhatItIsCopiedIntoAsItWas() {
         ByteBuf message = allocator.buffer(5_000, 100_000);
-        assertInstanceOf(LengthOnlyBuffer.class, inner(message));
+        assertInstanceOf(LengthOnlyBuffer.class, RecyclingAllocatorTest.inner(message));
         assertSame(allocator, message.alloc());
         assertEquals(5_000, message.capacity());
         assertEquals(100_000, message.maxCapacity());
@@ -58,7 +53,7 @@ class LengthOnlyBufferTest {
         assertSame(others, errorPayload.alloc());
         assertSame(others, shortMessage.alloc());
         assertSame(others, realMessages.alloc());
-        assertFalse(inner(realMessages) instanceof LengthOnlyBuffer);
+        assertFalse(RecyclingAllocatorTest.inner(realMessages) instanceof LengthOnlyBuffer);
         errorPayload.release();
         shortMessage.release();
         realMessages.release();

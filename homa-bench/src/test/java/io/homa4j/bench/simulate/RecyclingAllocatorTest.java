@@ -13,7 +13,7 @@ class RecyclingAllocatorTest {
     private final RecyclingAllocator allocator = new RecyclingAllocator(others);
 
     /** The buffer under a leak detector's wrapper, if any. */
-    private static ByteBuf inner(ByteBuf b) {
+    static ByteBuf inner(ByteBuf b) {
         return b.unwrap() != null ? b.unwrap() : b;
     }
 
