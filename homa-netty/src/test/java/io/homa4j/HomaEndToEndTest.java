@@ -52,10 +52,6 @@ class HomaEndToEndTest {
      * of one event loop happens, and these tests are about byte-exact delivery, not about that threshold.
      */
     private static final HomaConfig TOLERANT = HomaConfig.builder().abortTicks(2_000).build();
-    /** 10,000 calls start at once: a RESEND per silent call each second at most, abort after 20 s. */
-    private static final HomaConfig BURST = HomaConfig.builder().tickNanos(5_000_000).resendTicks(200)
-            .abortTicks(4_000).build();
-
     @AfterEach
     void closeAll(org.junit.jupiter.api.TestInfo test) {
         // Kept in the test output for diagnosis: what each engine and socket layer saw.
@@ -118,50 +114,8 @@ class HomaEndToEndTest {
         assertArrayEquals(request, client.call(server.localAddress(), request).get(WAIT_SECONDS, TimeUnit.SECONDS));
     }
 
-    /**
-     * Every call ends, byte-exact or with a typed error. Not every call must succeed: when the burst overflows the
-     * server's socket right after the server started, a call whose only request packet was lost can be refused a
-     * restart, because the server's RPC_UNKNOWN cannot prove it was already up when the request left (its age
-     * arrives after event-loop lag that exceeds the server's head start; see ClientCalls.serverLostState).
-     */
-    @Test
-    void tenThousandConcurrentRpcsFromFourClients() throws Exception {
-        BurstOutcome outcome = runBurst();
-        assertTrue(outcome.completed >= 9_950, "completed " + outcome.completed + ", failures " + outcome.failures);
-        for (HomaException e : outcome.failures) {
-            assertEquals(ErrorCode.UNAVAILABLE, e.code(), e.getMessage());
-        }
-    }
-
-    private record BurstOutcome(int completed, List<HomaException> failures) {
-    }
-
-    private BurstOutcome runBurst() throws Exception {
-        HomaEndpoint server = echoServer(HomaEndpoint.builder().config(BURST));
-        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
-        List<byte[]> sent = new ArrayList<>();
-        List<HomaEndpoint> clients = new ArrayList<>();
-        for (int c = 0; c < 4; c++) {
-            clients.add(endpoint(HomaEndpoint.builder().config(BURST)));
-        }
-        SplittableRandom random = new SplittableRandom(10_000);
-        for (int i = 0; i < 10_000; i++) {
-            byte[] request = pattern(1 + random.nextInt(2_000), i);
-            sent.add(request);
-            calls.add(clients.get(i % 4).call(server.localAddress(), request));
-        }
-        int completed = 0;
-        List<HomaException> failures = new ArrayList<>();
-        for (int i = 0; i < calls.size(); i++) {
-            try {
-                assertArrayEquals(sent.get(i), calls.get(i).get(WAIT_SECONDS, TimeUnit.SECONDS), "call " + i);
-                completed++;
-            } catch (ExecutionException e) {
-                failures.add(assertInstanceOf(HomaException.class, e.getCause()));
-            }
-        }
-        return new BurstOutcome(completed, failures);
-    }
+    // The burst of 10,000 concurrent calls is ConcurrentBurstTest, on an embedded network: over loopback UDP it
+    // measured the kernel's socket buffer and the machine's load, and failed now and then.
 
     @Test
     void handlerExceptionIsHandlerError() {
