@@ -1,11 +1,10 @@
 package io.homa4j;
 
 import io.homa4j.core.HomaConfig;
+import io.homa4j.transport.internal.LoopTasks;
 import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
@@ -60,7 +59,7 @@ final class EmbeddedNetwork implements AutoCloseable {
      * transport choices do not apply).
      */
     HomaEndpoint endpoint(HomaEndpointBuilder builder, InetSocketAddress address, HomaConfig config) {
-        EmbeddedChannel socket = EmbeddedChannel.builder().ticker(ticker).handlers(new RunTasks()).build();
+        EmbeddedChannel socket = EmbeddedChannel.builder().ticker(ticker).handlers(new LoopTasks()).build();
         sockets.put(address, socket);
         return builder.config(config).embedded(socket.eventLoop(), new EngineHost.Sockets() {
             @Override
@@ -250,18 +249,6 @@ final class EmbeddedNetwork implements AutoCloseable {
         public int compareTo(Later o) {
             int byTime = Long.compare(dueNanos, o.dueNanos);
             return byTime != 0 ? byTime : Long.compare(sequence, o.sequence);
-        }
-    }
-
-    /** The first handler of every socket: runs the tasks {@link #onLoop} hands it as inbound messages. */
-    private static final class RunTasks extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof Runnable work) {
-                work.run();
-            } else {
-                ctx.fireChannelRead(msg);
-            }
         }
     }
 

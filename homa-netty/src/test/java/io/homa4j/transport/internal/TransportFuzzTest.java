@@ -13,8 +13,6 @@ import io.homa4j.core.metrics.MetricsSnapshot;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
@@ -71,7 +69,7 @@ class TransportFuzzTest {
             this.data = data;
             TransportCounters counters = new TransportCounters();
             EngineDriver driver = new EngineDriver(channel.eventLoop(), () -> now, counters);
-            channel.pipeline().addLast(new RunTasks(), new HomaInboundHandler(driver, counters,
+            channel.pipeline().addLast(new LoopTasks(), new HomaInboundHandler(driver, counters,
                     CONFIG.maxUdpPayload()));
             DatagramSink sink = new DatagramSink(new Channel[] {channel}, counters, null);
             engine = new HomaEngine(CONFIG, sink, this, alloc, now);
@@ -260,17 +258,6 @@ class TransportFuzzTest {
         public void onCallFailed(long rpcId, RpcFailure failure) {
             assertTrue(failure.code() != null);
             assertTrue(open.remove(rpcId) != null, "one outcome per call, and only for open calls");
-        }
-    }
-
-    private static final class RunTasks extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof Runnable work) {
-                work.run();
-            } else {
-                ctx.fireChannelRead(msg);
-            }
         }
     }
 }
