@@ -196,6 +196,8 @@ final class ClientCallTable {
                     + " is shutting down, the handler did not run", true);
             case NOT_SERVING -> new HomaException(ErrorCode.UNAVAILABLE, "server " + call.server
                     + " does not serve requests (yet), the handler did not run", true);
+            case RESPONSE_TOO_LARGE -> new HomaException(ErrorCode.MESSAGE_TOO_LARGE, "server " + call.server
+                    + ": " + description, false);
             case OK -> throw new AssertionError("handled above");
         });
     }

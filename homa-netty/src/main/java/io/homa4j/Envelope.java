@@ -47,7 +47,12 @@ final class Envelope {
          * that arrived between the endpoint's bind and its {@code serve}, e.g. a retry reaching a restarted
          * server). Appended last: codes are ordinals on the wire.
          */
-        NOT_SERVING;
+        NOT_SERVING,
+        /**
+         * The handler replied with a payload longer than the server's {@code maxMessageBytes}; the payload is the
+         * description. Appended last: codes are ordinals on the wire.
+         */
+        RESPONSE_TOO_LARGE;
 
         private static final Outcome[] BY_CODE = values();
     }

@@ -371,7 +371,8 @@ public final class HomaEndpointBuilder {
         ClientCallTable calls = new ClientCallTable(host, observers,
                 maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor,
                 effective.maxMessageBytes());
-        ServerDispatcher server = new ServerDispatcher(host, observers, maxPendingRequests);
+        ServerDispatcher server = new ServerDispatcher(host, observers, maxPendingRequests,
+                effective.maxMessageBytes());
         if (handler != null) {
             server.serve(handler, handlerExecutor); // before the engine starts, so no request finds it missing
         }

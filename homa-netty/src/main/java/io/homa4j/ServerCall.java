@@ -80,6 +80,16 @@ final class ServerCall implements RpcContext {
             throw new NullPointerException("metadata");
         }
         int length = response.readableBytes();
+        if (length > dispatcher.maxResponseBytes()) {
+            // The engine's own limit leaves room for the envelope, so it would carry this; the caller is told
+            // MESSAGE_TOO_LARGE, as for a request that is too long, and the reply counts as given.
+            ReferenceCountUtil.release(response);
+            claim(null);
+            dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT,
+                    Envelope.Outcome.RESPONSE_TOO_LARGE, 0, Metadata.EMPTY, "response of " + length
+                            + " bytes exceeds the server's maxMessageBytes " + dispatcher.maxResponseBytes()), -1);
+            return;
+        }
         ByteBuf message;
         try {
             message = Envelope.response(ByteBufAllocator.DEFAULT, responseMetadata, response);

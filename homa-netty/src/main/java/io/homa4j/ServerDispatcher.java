@@ -29,6 +29,7 @@ final class ServerDispatcher {
     private final EngineHost host;
     private final Observers observers;
     private final int maxPendingRequests;
+    private final int maxResponseBytes;
     private final AtomicReference<Service> service = new AtomicReference<>();
     /** Requests handed to the handler whose answer has not reached the loop yet; event loop only. */
     private int pending;
@@ -42,11 +43,20 @@ final class ServerDispatcher {
     private record Service(RpcHandler handler, Executor executor) {
     }
 
-    /** @param maxPendingRequests requests the handler may hold unanswered before new ones are refused */
-    ServerDispatcher(EngineHost host, Observers observers, int maxPendingRequests) {
+    /**
+     * @param maxPendingRequests requests the handler may hold unanswered before new ones are refused
+     * @param maxResponseBytes   the longest response payload ({@code maxMessageBytes}; the envelope comes on top)
+     */
+    ServerDispatcher(EngineHost host, Observers observers, int maxPendingRequests, int maxResponseBytes) {
         this.host = host;
         this.observers = observers;
         this.maxPendingRequests = maxPendingRequests;
+        this.maxResponseBytes = maxResponseBytes;
+    }
+
+    /** The longest response payload a handler may reply with. */
+    int maxResponseBytes() {
+        return maxResponseBytes;
     }
 
     /** Requests handed to the handler and not answered yet; event loop only. */

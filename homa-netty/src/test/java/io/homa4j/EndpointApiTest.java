@@ -149,6 +149,27 @@ class EndpointApiTest {
     }
 
     @Test
+    void aReplyLongerThanMaxMessageBytesFailsTheCallWithMessageTooLarge() throws Exception {
+        HomaConfig small = HomaConfig.builder().maxMessageBytes(1_000).build();
+        HomaEndpoint server = endpoint(HomaEndpoint.builder().config(small));
+        ByteBuf tooLong = Unpooled.directBuffer(1_001).writeZero(1_001);
+        server.serve((ctx, request) -> ctx.reply(request.readableBytes() == 1 ? tooLong.retain()
+                : Unpooled.directBuffer(1_000).writeZero(1_000)));
+        HomaEndpoint client = endpoint(HomaEndpoint.builder().config(small));
+        try {
+            HomaException e = homaFailure(client.call(server.localAddress(), new byte[1]));
+            assertEquals(ErrorCode.MESSAGE_TOO_LARGE, e.code(), e.getMessage());
+            assertTrue(e.getMessage().contains("1001 bytes exceeds"), e.getMessage());
+            assertFalse(e.isRetrySafe(), "the handler ran");
+            assertEquals(1, tooLong.refCnt(), "the reply's reference was released");
+            assertEquals(1_000, client.call(server.localAddress(), new byte[2]).get(WAIT_SECONDS, TimeUnit.SECONDS)
+                    .length, "a reply of exactly maxMessageBytes arrives");
+        } finally {
+            tooLong.release();
+        }
+    }
+
+    @Test
     void requestsBeforeServeAreRefusedRetrySafeAndTheRetryIsServed() throws Exception {
         HomaEndpoint server = endpoint(TransportType.AUTO);
         HomaEndpoint client = endpoint(TransportType.AUTO);
