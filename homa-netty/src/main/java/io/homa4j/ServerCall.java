@@ -85,9 +85,8 @@ final class ServerCall implements RpcContext {
             // MESSAGE_TOO_LARGE, as for a request that is too long, and the reply counts as given.
             ReferenceCountUtil.release(response);
             claim(null);
-            dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT,
-                    Envelope.Outcome.RESPONSE_TOO_LARGE, 0, Metadata.EMPTY, "response of " + length
-                            + " bytes exceeds the server's maxMessageBytes " + dispatcher.maxResponseBytes()), -1);
+            sendFailure(Envelope.Outcome.RESPONSE_TOO_LARGE, 0, Metadata.EMPTY, "response of " + length
+                    + " bytes exceeds the server's maxMessageBytes " + dispatcher.maxResponseBytes());
             return;
         }
         ByteBuf message;
@@ -124,8 +123,7 @@ final class ServerCall implements RpcContext {
             throw new IllegalArgumentException("status 0 means success; reply instead");
         }
         claim(null);
-        dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT, Envelope.Outcome.APPLICATION_ERROR,
-                status, responseMetadata, message), -1);
+        sendFailure(Envelope.Outcome.APPLICATION_ERROR, status, responseMetadata, message);
     }
 
     /** Takes the single answer; releases {@code response} (may be null) and throws when it was taken. */
@@ -148,9 +146,14 @@ final class ServerCall implements RpcContext {
     /** Refuses the request without running the handler (an overloaded or stopping server). */
     void refuse(Envelope.Outcome why, String message) {
         if (replied.compareAndSet(false, true)) {
-            dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT, why, 0, Metadata.EMPTY,
-                    message), -1);
+            sendFailure(why, 0, Metadata.EMPTY, message);
         }
+    }
+
+    /** Sends the failure envelope {@code why} (with its status, metadata and description) as the answer. */
+    private void sendFailure(Envelope.Outcome why, int status, Metadata responseMetadata, String description) {
+        dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT, why, status, responseMetadata,
+                description), -1);
     }
 
     @Override

@@ -137,9 +137,9 @@ public final class Transmitter {
         long end = Math.min((long) offset + length, m.length());
         dequeue(m);
         m.extendGrant((int) end);
-        // Bytes sent within the in-flight time (and the host's lag) may not have arrived when the receiver asked: the RESEND
-        // and the data crossed. They are treated like bytes not sent yet (BUSY); if they were lost, the next
-        // RESEND, a RESEND interval later, finds them settled and gets them.
+        // Bytes sent within the in-flight time (widened by the host's lag) may not have arrived when the receiver
+        // asked: the RESEND and the data crossed. They are treated like bytes not sent yet (BUSY); if they were
+        // lost, a later RESEND, once they are older than that window, finds them settled and gets them.
         int settled = m.settledOffset(nowNanos, inFlightNanos + 3 * hostLagNanos);
         boolean queued = m.addRetransmit(offset, (int) Math.min(end, settled), priority);
         requeue(m);
