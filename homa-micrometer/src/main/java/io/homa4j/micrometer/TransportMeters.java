@@ -38,6 +38,9 @@ final class TransportMeters {
                 TransportStats::socketErrors);
         counter(registry, endpoint, "homa.transport.engine.wakes", "timer and pacer wake-ups of the engine", "wakes",
                 tags, TransportStats::engineWakes);
+        counter(registry, endpoint, "homa.transport.engine.failures",
+                "exceptions that escaped the engine into the event loop (bugs; each logged)", "exceptions", tags,
+                TransportStats::engineFailures);
         for (ProbeOutcome outcome : ProbeOutcome.values()) {
             counter(registry, endpoint, "homa.transport.probes", "reachability probes of servers not heard from",
                     "probes", tags.and("outcome", outcome.tag), outcome.field);

@@ -30,13 +30,15 @@ package io.homa4j.transport;
  * @param probesSkipped     servers not probed because 256 probes were open or no socket could be connected to
  *                          them
  * @param probesOpen        probe sockets open now
+ * @param engineFailures    exceptions that escaped the engine, its sink or its probes into the event loop: a bug in
+ *                          Homa4J, each logged with its stack trace; the loop goes on serving. 0 in a healthy run
  */
 public record TransportStats(long datagramsSent, long bytesSent, long gsoSends, long gsoSegments, long gsoFallbacks,
                              long datagramsReceived, long bytesReceived, long coalescedReceived,
                              long packetsReceived, long receiveBursts, long oversizedDropped,
                              long filteredOutbound, long filteredInbound, long socketErrors,
                              long engineWakes, long socketDrops, long probesSent, long probesRefused,
-                             long probesSkipped, long probesOpen) {
+                             long probesSkipped, long probesOpen, long engineFailures) {
 
     /** Datagrams per GSO send, or 0 before the first one. */
     public double segmentsPerGsoSend() {

@@ -23,6 +23,10 @@ import java.util.function.LongSupplier;
  * <p>"End of turn" is Netty's {@code executeAfterEventLoopIteration} on a real event loop, or a plain task on
  * other executors (the embedded loop of socket-free tests).
  *
+ * <p>An exception that escapes the engine, its sink or its probes is a bug: it is logged, counted
+ * ({@link io.homa4j.transport.TransportStats#engineFailures}) and contained to the turn that raised it, so the loop
+ * goes on serving.
+ *
  * <p>Threading: event loop only.
  */
 public final class EngineDriver {
@@ -54,7 +58,7 @@ public final class EngineDriver {
         this(loop, clock, new TransportCounters());
     }
 
-    /** @param counters where wake-ups are counted */
+    /** @param counters where wake-ups, and exceptions that escape the engine, are counted */
     public EngineDriver(EventLoop loop, LongSupplier clock, TransportCounters counters) {
         this.loop = loop;
         this.clock = clock;
@@ -87,6 +91,7 @@ public final class EngineDriver {
                 probes.probeIfUnheard(server, now());
             } catch (RuntimeException bug) {
                 LOG.error("probing {} failed", server, bug);
+                counters.engineFailures++;
             }
         }
     }
@@ -134,6 +139,7 @@ public final class EngineDriver {
         } catch (RuntimeException bug) {
             // The engine promises not to throw on packet contents; keep serving if it does anyway.
             LOG.error("engine threw from onPacket (packet from {})", from, bug);
+            counters.engineFailures++;
         }
     }
 
@@ -153,6 +159,7 @@ public final class EngineDriver {
             engine.onPackets(senders, packets, count, now());
         } catch (RuntimeException bug) {
             LOG.error("engine threw from onPackets", bug);
+            counters.engineFailures++;
             for (int i = 0; i < count; i++) {
                 if (packets[i] != null) { // not reached by the engine: still ours
                     packets[i].release();
@@ -198,6 +205,7 @@ public final class EngineDriver {
                     : Math.min(engine.nextWakeNanos(), probes.nextPollNanos()), turnNanos);
         } catch (RuntimeException bug) {
             LOG.error("engine or sink threw at the end of an event-loop turn", bug);
+            counters.engineFailures++;
         }
     }
 
@@ -231,6 +239,7 @@ public final class EngineDriver {
             engine.poll(now());
         } catch (RuntimeException bug) {
             LOG.error("engine threw from poll", bug);
+            counters.engineFailures++;
         }
     }
 }

@@ -26,6 +26,7 @@ public final class TransportCounters {
     volatile long probesRefused;
     volatile long probesSkipped;
     volatile long probesOpen;
+    volatile long engineFailures;
 
     /** One datagram a fault-injecting filter dropped on its way out. */
     public void countFilteredOutbound() {
@@ -45,7 +46,8 @@ public final class TransportCounters {
     /** An immutable copy of the totals so far, with the kernel's drops of the endpoint's sockets. */
     public TransportStats snapshot(long socketDrops) {
         return new TransportStats(datagramsSent, bytesSent, gsoSends, gsoSegments, gsoFallbacks,
-                datagramsReceived, bytesReceived, coalescedReceived, packetsReceived, receiveBursts, oversizedDropped, filteredOutbound, filteredInbound, socketErrors,
-                engineWakes, socketDrops, probesSent, probesRefused, probesSkipped, probesOpen);
+                datagramsReceived, bytesReceived, coalescedReceived, packetsReceived, receiveBursts, oversizedDropped,
+                filteredOutbound, filteredInbound, socketErrors, engineWakes, socketDrops, probesSent, probesRefused,
+                probesSkipped, probesOpen, engineFailures);
     }
 }

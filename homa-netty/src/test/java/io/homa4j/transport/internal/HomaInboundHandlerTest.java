@@ -50,7 +50,7 @@ class HomaInboundHandlerTest {
         driver = new EngineDriver(channel.eventLoop(), () -> {
             clockReads++;
             return clockNanos;
-        });
+        }, counters);
         channel.pipeline().addLast(new HomaInboundHandler(driver, counters, MAX_PAYLOAD));
         sink = new DatagramSink(new Channel[] {channel}, counters, null);
         engine.sink = sink;
@@ -198,7 +198,30 @@ class HomaInboundHandlerTest {
         assertEquals(1, engine.polls.size());
     }
 
-    /** Records what the driver feeds it; optionally echoes each packet back through the sink. */
+    @Test
+    void anExceptionThatEscapesTheEngineIsCountedAndConfinedToItsTurn() {
+        engine.failNextPacket = true; // a bug in onPacket: the engine took the packet, then threw
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks();
+        assertEquals(1, counters.snapshot().engineFailures());
+        channel.writeInbound(datagram(20));
+        channel.runPendingTasks();
+        assertEquals(1, engine.packets.size(), "the next packet is handled");
+        assertEquals(20, engine.packets.get(0).readableBytes());
+
+        engine.nextWake = clockNanos - 1; // the end-of-turn poll throws
+        engine.failPolls = true;
+        channel.writeInbound(datagram(30));
+        channel.runPendingTasks();
+        assertEquals(2, counters.snapshot().engineFailures());
+        engine.failPolls = false;
+        engine.nextWake = Long.MAX_VALUE;
+        channel.writeInbound(datagram(40));
+        channel.runPendingTasks();
+        assertEquals(3, engine.packets.size(), "still serving after a failed poll");
+        assertEquals(2, counters.snapshot().engineFailures(), "a healthy turn counts nothing");
+    }
+
     /** A DATA packet with {@code segment} payload bytes, as the engine's encoder lays it out. */
     private static ByteBuf dataPacket(int segment, int offset) {
         ByteBuf b = Unpooled.buffer(DataHeader.LENGTH + segment);
@@ -269,6 +292,7 @@ class HomaInboundHandlerTest {
         assertEquals(3.0, counters.snapshot().packetsPerReceiveBurst());
     }
 
+    /** Records what the driver feeds it; optionally echoes each packet back through the sink, or fails. */
     private static final class RecordingEngine implements Engine {
         final List<ByteBuf> packets = new ArrayList<>();
         final List<InetSocketAddress> from = new ArrayList<>();
@@ -276,6 +300,10 @@ class HomaInboundHandlerTest {
         final List<Long> polls = new ArrayList<>();
         final List<Long> lags = new ArrayList<>();
         Runnable whileHandling = () -> { };
+        /** The next packet is released and then the engine throws, as a bug after taking ownership would. */
+        boolean failNextPacket;
+        /** Every poll throws. */
+        boolean failPolls;
         /** Packets per onPackets call. */
         final List<Integer> bursts = new ArrayList<>();
         DatagramSink sink;
@@ -285,6 +313,11 @@ class HomaInboundHandlerTest {
         @Override
         public void onPacket(InetSocketAddress sender, ByteBuf packet, long nowNanos) {
             whileHandling.run();
+            if (failNextPacket) {
+                failNextPacket = false;
+                packet.release();
+                throw new IllegalStateException("engine bug (test)");
+            }
             times.add(nowNanos);
             from.add(sender);
             if (echo) {
@@ -308,6 +341,9 @@ class HomaInboundHandlerTest {
         @Override
         public void poll(long nowNanos) {
             polls.add(nowNanos);
+            if (failPolls) {
+                throw new IllegalStateException("engine bug in poll (test)");
+            }
             if (nowNanos >= nextWake) {
                 nextWake = Long.MAX_VALUE;
             }
