@@ -8,7 +8,7 @@ import io.homa4j.core.RpcRejectedException;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.core.wire.PacketEncoder;
-import io.netty.buffer.AbstractByteBufAllocator;
+import io.homa4j.testing.FailingAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -180,48 +180,6 @@ class EndpointFuzzTest {
     }
 
     /**
-     * Allocates from an unpooled allocator whose counters show what is held, and throws {@link OutOfMemoryError}
-     * for buffers larger than {@link #failAbove} (set by the session; read on the event loops).
-     */
-    private static final class FlakyAllocator extends AbstractByteBufAllocator {
-        final UnpooledByteBufAllocator inner = new UnpooledByteBufAllocator(true, true);
-        volatile int failAbove = Integer.MAX_VALUE;
-        final AtomicInteger failures = new AtomicInteger();
-
-        FlakyAllocator() {
-            super(true);
-        }
-
-        private void check(int initialCapacity) {
-            if (initialCapacity > failAbove) {
-                failures.incrementAndGet();
-                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes of direct buffer memory");
-            }
-        }
-
-        @Override
-        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-            check(initialCapacity);
-            return inner.heapBuffer(initialCapacity, maxCapacity);
-        }
-
-        @Override
-        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-            check(initialCapacity);
-            return inner.directBuffer(initialCapacity, maxCapacity);
-        }
-
-        @Override
-        public boolean isDirectBufferPooled() {
-            return false;
-        }
-
-        long used() {
-            return inner.metric().usedDirectMemory() + inner.metric().usedHeapMemory();
-        }
-    }
-
-    /**
      * The engine as the endpoint drives it, with every exception that escapes it written down before it goes on
      * to the driver (which logs it and carries on, so a session could not see it otherwise).
      */
@@ -321,7 +279,7 @@ class EndpointFuzzTest {
     private static final class Session implements AutoCloseable {
         private final FuzzedDataProvider data;
         private final EmbeddedNetwork net = new EmbeddedNetwork();
-        private final FlakyAllocator engineAlloc = new FlakyAllocator();
+        private final FailingAllocator engineAlloc = new FailingAllocator();
         /** The session's and its handlers' own buffers. */
         private final UnpooledByteBufAllocator alloc = new UnpooledByteBufAllocator(false, true);
         private final HomaEndpoint server;
@@ -362,8 +320,8 @@ class EndpointFuzzTest {
                     case 2 -> cancelOne();
                     case 3 -> forge();
                     case 4 -> {
-                        engineAlloc.failAbove = data.consumeBoolean() ? Integer.MAX_VALUE : data.consumeInt(0, 300_000);
-                        steps.add("allocations fail above " + engineAlloc.failAbove);
+                        engineAlloc.failAbove(data.consumeBoolean() ? Integer.MAX_VALUE : data.consumeInt(0, 300_000));
+                        steps.add("allocations fail above " + engineAlloc.failAbove());
                     }
                     case 5 -> {
                         long ms = data.consumeInt(0, 20);
@@ -376,7 +334,7 @@ class EndpointFuzzTest {
                 }
                 net.pump();
             }
-            engineAlloc.failAbove = Integer.MAX_VALUE;
+            engineAlloc.failAbove(Integer.MAX_VALUE);
             net.advanceUntil(() -> calls.stream().allMatch(c -> c.future.isDone()),
                     TimeUnit.SECONDS.toNanos(END_BOUND_SECONDS), 10 * MS);
             for (Call call : calls) {
@@ -450,7 +408,7 @@ class EndpointFuzzTest {
             ByteBuf request = requestBuffer(length, mode, parameter);
             String describe = "call #" + calls.size() + " api " + api + " " + length + " B to "
                     + (to == server.localAddress() ? "server" : "client") + ", handler " + mode + "(" + parameter
-                    + "), misuse " + misuse + ", " + options + ", allocations fail above " + engineAlloc.failAbove;
+                    + "), misuse " + misuse + ", " + options + ", allocations fail above " + engineAlloc.failAbove();
             byte[] expected = misuse == RequestMisuse.NONE && mode == HandlerMode.ECHO && to == server.localAddress()
                     ? ByteBufUtil.getBytes(request) : null;
             if (api == 2) { // the array form: no buffer to misuse
@@ -787,7 +745,7 @@ class EndpointFuzzTest {
 
         @Override
         public void close() {
-            engineAlloc.failAbove = Integer.MAX_VALUE;
+            engineAlloc.failAbove(Integer.MAX_VALUE);
             closeAll();
             for (Call call : calls) { // responses of calls a failed check did not take
                 if (call.future.isDone() && !call.future.isCompletedExceptionally() && !taken.contains(call.future)) {

@@ -1,6 +1,6 @@
 package io.homa4j;
 
-import io.netty.buffer.AbstractByteBufAllocator;
+import io.homa4j.testing.FailingAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -158,22 +158,7 @@ class EnvelopeTest {
 
     @Test
     void aHeaderThatCannotBeAllocatedReleasesThePayloadItWasHanded() {
-        ByteBufAllocator noMemory = new AbstractByteBufAllocator() {
-            @Override
-            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes");
-            }
-
-            @Override
-            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-                return newHeapBuffer(initialCapacity, maxCapacity);
-            }
-
-            @Override
-            public boolean isDirectBufferPooled() {
-                return false;
-            }
-        };
+        ByteBufAllocator noMemory = new FailingAllocator().failAbove(-1);
         ByteBuf request = payload("request");
         assertThrows(OutOfMemoryError.class, () -> Envelope.request(noMemory, Envelope.NO_DEADLINE, Metadata.EMPTY,
                 request));

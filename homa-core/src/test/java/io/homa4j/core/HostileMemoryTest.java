@@ -3,11 +3,10 @@ package io.homa4j.core;
 import io.homa4j.core.internal.incoming.IncomingMessage;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.wire.PacketEncoder;
-import io.netty.buffer.AbstractByteBufAllocator;
+import io.homa4j.testing.FailingAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,29 +32,6 @@ class HostileMemoryTest {
         net.close();
     }
 
-    /** Allocates on the heap, and throws OutOfMemoryError (as Netty does at its direct-memory limit) above a size. */
-    static final class FailingAllocator extends AbstractByteBufAllocator {
-        int failAbove = Integer.MAX_VALUE;
-
-        @Override
-        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-            if (initialCapacity > failAbove) {
-                throw new OutOfMemoryError("Cannot reserve " + initialCapacity + " bytes of direct buffer memory");
-            }
-            return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
-        }
-
-        @Override
-        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-            return newHeapBuffer(initialCapacity, maxCapacity);
-        }
-
-        @Override
-        public boolean isDirectBufferPooled() {
-            return false;
-        }
-    }
-
     /** A request DATA packet from a forger: {@code segment} bytes at {@code offset} of a {@code length} message. */
     static ByteBuf forgedRequestData(ByteBufAllocator alloc, long clientId, int length, int offset, int segment) {
         ByteBuf payload = Unpooled.wrappedBuffer(new byte[offset + segment]);
@@ -78,7 +54,7 @@ class HostileMemoryTest {
     @Test
     void anAllocationFailureIsACountedDropThatLeavesTheRpcWhole() {
         FailingAllocator alloc = new FailingAllocator();
-        alloc.failAbove = 1_500; // the packets themselves fit; a message buffer of two segments does not
+        alloc.failAbove(1_500); // the packets themselves fit; a message buffer of two segments does not
         InetSocketAddress forger = new InetSocketAddress("198.18.9.9", 5000);
         net.inject(forger, server, forgedRequestData(alloc, 2, 2 * SEGMENT, 0, SEGMENT));
         net.inject(forger, server, forgedRequestData(alloc, 2, 2 * SEGMENT, SEGMENT, SEGMENT));
@@ -158,10 +134,10 @@ class HostileMemoryTest {
         // and the call's later failure reached nobody: the call hung for ever.
         FailingAllocator alloc = new FailingAllocator();
         TestNet.Node client = net.node("client", HomaConfig.defaults(), alloc);
-        alloc.failAbove = 0;
+        alloc.failAbove(0);
         long id = client.engine.call(server.address, TestNet.payload(100, 15), net.now() + 50 * MS, net.now());
         net.runFor(10 * MS);
-        alloc.failAbove = Integer.MAX_VALUE; // memory is back: the call goes through
+        alloc.failAbove(Integer.MAX_VALUE); // memory is back: the call goes through
         net.runUntil(() -> client.done(id), 1_000 * MS);
         assertTrue(client.done(id), "the call ended");
         assertTrue(client.responses.containsKey(id), () -> "" + client.failures.get(id));
@@ -179,7 +155,7 @@ class HostileMemoryTest {
         TestNet.Node client = net.node("client", config, alloc);
         long t = net.now();
         long id = client.engine.call(server.address, TestNet.payload(100, 15), Long.MAX_VALUE, t); // sent whole
-        alloc.failAbove = 0; // the server stays silent (the network does not run): RESENDs fall due and fail
+        alloc.failAbove(0); // the server stays silent (the network does not run): RESENDs fall due and fail
         for (int tick = 0; tick < 100 && client.engine.metrics().allocationFailures() == 0; tick++) {
             t += config.tickNanos();
             client.engine.poll(t);
@@ -200,7 +176,7 @@ class HostileMemoryTest {
         FailingAllocator alloc = new FailingAllocator();
         TestNet.Node client = net.node("client", HomaConfig.defaults(), alloc);
         long id = client.engine.call(server.address, TestNet.payload(100, 15), Long.MAX_VALUE, net.now());
-        alloc.failAbove = 0;
+        alloc.failAbove(0);
         client.engine.abort(id, net.now());
         assertEquals(0, client.engine.clientRpcCount(), "the call is freed");
         assertTrue(client.engine.metrics().allocationFailures() > 0, "the packet that was not sent is counted");
