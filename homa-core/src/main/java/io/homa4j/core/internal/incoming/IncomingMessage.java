@@ -7,8 +7,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 
-import java.util.Arrays;
-
 /**
  * Reassembly of one incoming request or response, tolerant of reordering and duplicates.
  *
@@ -69,7 +67,9 @@ public final class IncomingMessage implements Ranked {
      * The buffer: pieces 0..{@code pieceCount - 1} hold offsets {@code [i x PIECE_BYTES, ...)}; all but the last
      * are {@link #PIECE_BYTES} long. Null until the first segment.
      */
-    private ByteBuf[] pieces;
+    private ByteBuf firstPiece;
+    /** Pieces 1.. at index k - 1; null while there is one piece (most messages fit one: no array for them). */
+    private ByteBuf[] laterPieces;
     private int pieceCount;
     /** Sum of the pieces' capacities. */
     private int capacity;
@@ -171,7 +171,7 @@ public final class IncomingMessage implements Ranked {
         while (n > 0) {
             int within = at & PIECE_MASK;
             int chunk = Math.min(n, PIECE_BYTES - within);
-            pieces[at >>> PIECE_SHIFT].setBytes(within, packet, from, chunk);
+            piece(at >>> PIECE_SHIFT).setBytes(within, packet, from, chunk);
             at += chunk;
             from += chunk;
             n -= chunk;
@@ -188,39 +188,57 @@ public final class IncomingMessage implements Ranked {
     private boolean grow(ByteBufAllocator alloc, int newCapacity) {
         int last = pieceCount - 1;
         ByteBuf regrown = null;
-        if (last >= 0 && pieces[last].capacity() < PIECE_BYTES) {
+        if (last >= 0 && piece(last).capacity() < PIECE_BYTES) {
             regrown = allocate(alloc, Math.min(PIECE_BYTES, newCapacity - (last << PIECE_SHIFT)));
             if (regrown == null) {
                 return false;
             }
         }
         int needed = (int) (((long) newCapacity + PIECE_MASK) >>> PIECE_SHIFT);
-        if (pieces == null || pieces.length < needed) {
-            int room = pieces == null ? 4 : pieces.length * 2;
-            int max = (int) (((long) length + PIECE_MASK) >>> PIECE_SHIFT);
-            pieces = Arrays.copyOf(pieces == null ? new ByteBuf[0] : pieces, Math.min(max, Math.max(needed, room)));
+        if (needed > 1 && (laterPieces == null || laterPieces.length < needed - 1)) {
+            int room = laterPieces == null ? 4 : laterPieces.length * 2;
+            int max = (int) (((long) length + PIECE_MASK) >>> PIECE_SHIFT) - 1;
+            ByteBuf[] grown = new ByteBuf[Math.min(max, Math.max(needed - 1, room))];
+            if (laterPieces != null) {
+                System.arraycopy(laterPieces, 0, grown, 0, laterPieces.length);
+            }
+            laterPieces = grown;
         }
         for (int k = pieceCount; k < needed; k++) {
-            pieces[k] = allocate(alloc, Math.min(PIECE_BYTES, newCapacity - (k << PIECE_SHIFT)));
-            if (pieces[k] == null) {
+            ByteBuf piece = allocate(alloc, Math.min(PIECE_BYTES, newCapacity - (k << PIECE_SHIFT)));
+            if (piece == null) {
                 for (int j = pieceCount; j < k; j++) {
-                    pieces[j].release();
-                    pieces[j] = null;
+                    piece(j).release();
+                    piece(j, null);
                 }
                 if (regrown != null) {
                     regrown.release();
                 }
                 return false;
             }
+            piece(k, piece);
         }
         if (regrown != null) {
-            regrown.setBytes(0, pieces[last], 0, pieces[last].capacity());
-            pieces[last].release();
-            pieces[last] = regrown;
+            ByteBuf old = piece(last);
+            regrown.setBytes(0, old, 0, old.capacity());
+            old.release();
+            piece(last, regrown);
         }
         pieceCount = needed;
         capacity = newCapacity;
         return true;
+    }
+
+    private ByteBuf piece(int k) {
+        return k == 0 ? firstPiece : laterPieces[k - 1];
+    }
+
+    private void piece(int k, ByteBuf piece) {
+        if (k == 0) {
+            firstPiece = piece;
+        } else {
+            laterPieces[k - 1] = piece;
+        }
     }
 
     /**
@@ -259,16 +277,18 @@ public final class IncomingMessage implements Ranked {
         }
         ByteBuf payload;
         if (pieceCount == 1) {
-            payload = pieces[0].writerIndex(capacity); // bytes were set by offset; the capacity is now the length
+            payload = firstPiece.writerIndex(capacity); // bytes were set by offset; the capacity is now the length
         } else {
             CompositeByteBuf composite = fallback.compositeBuffer(pieceCount);
             for (int k = 0; k < pieceCount; k++) {
-                ByteBuf piece = pieces[k];
+                ByteBuf piece = piece(k);
                 composite.addComponent(true, piece.writerIndex(piece.capacity()));
             }
             payload = composite;
         }
-        Arrays.fill(pieces, 0, pieceCount, null);
+        for (int k = 0; k < pieceCount; k++) {
+            piece(k, null);
+        }
         pieceCount = 0;
         capacity = 0;
         return payload;
@@ -277,8 +297,8 @@ public final class IncomingMessage implements Ranked {
     /** Releases the partial payload, if any. Idempotent. */
     public void release() {
         for (int k = 0; k < pieceCount; k++) {
-            pieces[k].release();
-            pieces[k] = null;
+            piece(k).release();
+            piece(k, null);
         }
         pieceCount = 0;
         capacity = 0;
