@@ -3,7 +3,6 @@ package io.homa4j;
 import io.homa4j.core.Engine;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.HomaEngine;
-import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.faults.DatagramFilter;
@@ -17,7 +16,6 @@ import io.homa4j.transport.internal.PeerProbes;
 import io.homa4j.transport.internal.TransportCounters;
 import io.homa4j.transport.internal.UdpTransport;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -386,8 +384,13 @@ final class EngineHost {
     /** Creates the engine of one endpoint; tests supply a scripted one ({@code HomaEndpointBuilder.engineFactory}). */
     @FunctionalInterface
     interface EngineFactory {
-        /** The real engine, allocating its packets from the pooled direct allocator. */
-        EngineFactory HOMA = homa(PooledByteBufAllocator.DEFAULT);
+        /**
+         * The real engine, allocating its packets from the sink's {@link DatagramSink#packetAllocator() arena}
+         * (so that runs of them reach the kernel as one piece of memory) and everything else from the pooled
+         * direct allocator behind it.
+         */
+        EngineFactory HOMA = (config, sink, listener, nowNanos) ->
+                new HomaEngine(config, sink, listener, sink.packetAllocator(), nowNanos);
 
         /**
          * Real engines that allocate packets and message buffers from {@code allocator} (tests count what the engine
@@ -397,6 +400,6 @@ final class EngineHost {
             return (config, sink, listener, nowNanos) -> new HomaEngine(config, sink, listener, allocator, nowNanos);
         }
 
-        Engine create(HomaConfig config, PacketSink sink, RpcListener listener, long nowNanos);
+        Engine create(HomaConfig config, DatagramSink sink, RpcListener listener, long nowNanos);
     }
 }

@@ -3,6 +3,7 @@ package io.homa4j.transport.internal;
 import io.homa4j.transport.TransportStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -160,6 +161,64 @@ class DatagramSinkTest {
         assertEquals(11, s.gsoSegments());
         assertEquals(11, s.datagramsSent());
         assertEquals(10 * FULL + 500, s.bytesSent());
+    }
+
+    /** The engine's packets from the sink's arena: a run is one slice of the arena's block, not a composite. */
+    @Test
+    void aRunOfArenaPacketsIsSentAsOneSliceOfItsBlock() {
+        DatagramSink sink = new DatagramSink(levels(8), counters, GSO);
+        ByteBuf expected = Unpooled.buffer();
+        for (int i = 0; i < 10; i++) {
+            ByteBuf p = arenaPacket(sink, i < 9 ? FULL : 500, i);
+            expected.writeBytes(p, p.readerIndex(), p.readableBytes());
+            sink.send(PEER_A, 3, p);
+        }
+        sink.flush();
+
+        SegmentedDatagramPacket gso = assertInstanceOf(SegmentedDatagramPacket.class, channel(3).readOutbound());
+        assertFalse(gso.content() instanceof CompositeByteBuf, "one piece of memory");
+        assertEquals(1, gso.content().nioBufferCount());
+        assertEquals(FULL, gso.segmentSize());
+        assertArrayEquals(ByteBufUtil.getBytes(expected), ByteBufUtil.getBytes(gso.content()));
+        gso.release();
+        expected.release();
+        assertEquals(10, counters.snapshot().gsoSegments());
+        ByteBuf block = ((PacketArena) sink.packetAllocator()).block();
+        assertEquals(1, block.refCnt(), "only the arena's reference is left");
+        sink.close();
+        assertEquals(0, block.refCnt());
+    }
+
+    /** A packet not cut right after the run's last one (another allocator's, or cut out of order) is gathered. */
+    @Test
+    void aRunWithAForeignOrOutOfOrderPacketIsGathered() {
+        DatagramSink sink = new DatagramSink(levels(1), counters, GSO);
+        ByteBuf expected = Unpooled.buffer();
+        ByteBuf first = arenaPacket(sink, FULL, 0);
+        ByteBuf skipped = arenaPacket(sink, FULL, 1); // cut, then sent after the next one
+        ByteBuf third = arenaPacket(sink, FULL, 2);
+        ByteBuf foreign = packet(FULL, 3);
+        for (ByteBuf p : new ByteBuf[] {first, third, skipped, foreign}) {
+            expected.writeBytes(p, p.readerIndex(), p.readableBytes());
+            sink.send(PEER_A, 0, p);
+        }
+        sink.flush();
+        SegmentedDatagramPacket gso = assertInstanceOf(SegmentedDatagramPacket.class, channel(0).readOutbound());
+        assertInstanceOf(CompositeByteBuf.class, gso.content());
+        assertArrayEquals(ByteBufUtil.getBytes(expected), ByteBufUtil.getBytes(gso.content()));
+        gso.release();
+        expected.release();
+        assertEquals(0, foreign.refCnt());
+        sink.close();
+        assertEquals(0, first.refCnt(), "the block, freed once the arena and every packet let go");
+    }
+
+    private static ByteBuf arenaPacket(DatagramSink sink, int length, int fill) {
+        ByteBuf b = sink.packetAllocator().buffer(length, length);
+        for (int i = 0; i < length; i++) {
+            b.writeByte(fill + i);
+        }
+        return b;
     }
 
     @Test
