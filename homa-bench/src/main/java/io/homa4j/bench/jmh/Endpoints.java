@@ -28,7 +28,7 @@ final class Endpoints implements AutoCloseable {
      * loops on this kind of machine takes (the floor's blocking UDP ping-pong: 11-75 us P50 depending on load).
      * With 20 us the window held 25 KB runs where GSO and GRO move 64 KB per syscall.
      */
-    static final int LOOPBACK_RTT_MICROS = 100;
+    static final int LOOPBACK_RTT_MICROS = Integer.getInteger("homa4j.bench.rttMicros", 100);
     static final int MAX_MESSAGE = 1_000_000;
     static final long CALL_TIMEOUT_SECONDS = 10;
 

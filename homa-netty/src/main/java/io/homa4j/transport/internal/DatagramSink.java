@@ -26,7 +26,8 @@ import java.net.InetSocketAddress;
  * <p>Batching: {@link #send} only queues; {@link #flush} (called by the engine at the end of each engine method)
  * writes, and flushes the sockets unless {@link #deferSocketFlush} left that to the end of the event-loop turn. A run is consecutive packets with the
  * same peer, level and length (the last may be shorter, as GSO allows), capped at {@link #MAX_GSO_SEGMENTS}
- * segments and {@link #MAX_GSO_BYTES} bytes. Plain writes of one flush reach the kernel as one sendmmsg.
+ * segments and {@link #MAX_GSO_BYTES} bytes. Plain writes of one flush reach the kernel as one sendmmsg. A turn
+ * that writes more than {@link #FLUSH_AFTER_BYTES} flushes every time it has written that much.
  *
  * <p>GSO fallback: when the kernel refuses a GSO send (EIO when the device cannot checksum, EINVAL/ENOTSUP
  * elsewhere), its packets are re-sent one by one and GSO stays off for this sink from then on, logged once.
@@ -42,6 +43,15 @@ public final class DatagramSink implements PacketSink {
     public static final int MAX_GSO_SEGMENTS = 64;
     /** Largest UDP payload of one IPv4 datagram, hence of one GSO send. */
     public static final int MAX_GSO_BYTES = 65_535 - 20 - 8;
+    /**
+     * Bytes written since the sockets' last flush after which they are flushed at once rather than at the end of
+     * the turn. A turn that sends half a megabyte (a large message's unscheduled bytes, a window of granted
+     * ones) otherwise hands the kernel nothing until it has encoded all of it, and the receiver, on another
+     * core, waits idle for the whole of it; flushed every two full GSO sends (2 x 44 x 1,472 B), the receiver starts on the first while
+     * the sender encodes the next, and the packets' memory is free again for the sender's next ones
+     * ({@link PacketArena}). Small messages never reach it: their turns still end in one sendmmsg.
+     */
+    static final int FLUSH_AFTER_BYTES = 100_000;
 
     private final Channel[] channelByLevel;
     /**
@@ -53,6 +63,7 @@ public final class DatagramSink implements PacketSink {
      */
     private final long[] dirtySince;
     private long writes;
+    private int unflushedBytes;
     private final TransportCounters counters;
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
@@ -124,6 +135,7 @@ public final class DatagramSink implements PacketSink {
         int blockOffset = arena.claimOffset(packet);
         if (!gsoEnabled) {
             write(level, peer, packet);
+            flushIfLarge();
             return;
         }
         if (runCount > 0 && extendsRun(peer, level, length)) {
@@ -175,6 +187,18 @@ public final class DatagramSink implements PacketSink {
     /** Writes the pending run and flushes every socket written to since the last flush. */
     public void flushNow() {
         emitRun();
+        flushSockets();
+    }
+
+    private void flushIfLarge() {
+        if (unflushedBytes >= FLUSH_AFTER_BYTES) {
+            flushSockets();
+        }
+    }
+
+    /** Flushes every socket written to since the last flush, in the order of their first writes. */
+    private void flushSockets() {
+        unflushedBytes = 0;
         // Few levels (8), so a scan per flush; a level written again while flushing (a refused GSO batch sent
         // again datagram by datagram) is dirty again with a later mark and flushed after the others.
         for (int level; (level = firstDirtyLevel()) >= 0; ) {
@@ -224,6 +248,7 @@ public final class DatagramSink implements PacketSink {
                 write(runLevel, runPeer, run[i]);
                 run[i] = null;
             }
+            flushIfLarge();
             return;
         }
         ByteBuf segments;
@@ -247,11 +272,13 @@ public final class DatagramSink implements PacketSink {
             segments = gathered;
         }
         writeGso(runLevel, runPeer, segments, runSegmentSize, count);
+        flushIfLarge();
     }
 
     private void write(int level, InetSocketAddress peer, ByteBuf packet) {
         counters.datagramsSent++;
         counters.bytesSent += packet.readableBytes();
+        unflushedBytes += packet.readableBytes();
         Channel channel = channelByLevel[level];
         markDirty(level);
         channel.write(new DatagramPacket(packet, peer), channel.voidPromise());
@@ -273,6 +300,7 @@ public final class DatagramSink implements PacketSink {
         counters.gsoSegments += count;
         counters.datagramsSent += count;
         counters.bytesSent += segments.readableBytes();
+        unflushedBytes += segments.readableBytes();
         markDirty(level);
         ChannelFuture future = channel.write(message);
         future.addListener(new GsoOutcome(level, peer, segments, segmentSize, count));

@@ -340,6 +340,40 @@ class DatagramSinkTest {
         assertNull(channel(0).readOutbound());
     }
 
+    /** A turn that sends a large message's window hands it to the kernel piecewise, not all at the turn's end. */
+    @Test
+    void aDeferredFlushStillFlushesEveryFlushAfterBytes() {
+        Channel[] byLevel = levels(1);
+        List<Integer> flushedAfter = new ArrayList<>();
+        int[] written = {0};
+        byLevel[0].pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                written[0] += ((DatagramPacket) msg).content().readableBytes();
+                ctx.write(msg, promise);
+            }
+
+            @Override
+            public void flush(ChannelHandlerContext ctx) {
+                flushedAfter.add(written[0]);
+                ctx.flush();
+            }
+        });
+        DatagramSink sink = new DatagramSink(byLevel, counters, GSO);
+        sink.deferSocketFlush(true);
+        int perSend = DatagramSink.MAX_GSO_BYTES / FULL;
+        int packets = 5 * perSend;
+        for (int i = 0; i < packets; i++) {
+            sink.send(PEER_A, 0, arenaPacket(sink, FULL, i));
+        }
+        sink.flush();
+        int gsoBytes = perSend * FULL;
+        assertEquals(List.of(2 * gsoBytes, 4 * gsoBytes), flushedAfter, "every second GSO send, then the turn's end");
+        sink.flushNow();
+        assertEquals(List.of(2 * gsoBytes, 4 * gsoBytes, 5 * gsoBytes), flushedAfter);
+        sink.close();
+    }
+
     @Test
     void deferredSocketFlushWaitsForFlushNow() {
         DatagramSink sink = new DatagramSink(levels(1), counters, GSO);
