@@ -25,12 +25,17 @@ class PacketArenaTest {
         return packet;
     }
 
+    /** A packet of {@code length} bytes from the arena, written full of {@code fill}. */
+    private ByteBuf cut(int length, int fill) {
+        return filled(arena.buffer(length, length), fill);
+    }
+
     @Test
     void exactSizePacketsAreCutOneAfterTheOtherFromOneBlock() {
-        ByteBuf a = filled(arena.buffer(1000, 1000), 1);
+        ByteBuf a = cut(1000, 1);
         assertEquals(0, arena.claimOffset(a));
         ByteBuf block = arena.block();
-        ByteBuf b = filled(arena.buffer(1000, 1000), 2);
+        ByteBuf b = cut(1000, 2);
         assertEquals(1000, arena.claimOffset(b));
         assertSame(block, arena.block());
         assertEquals(1000, a.writerIndex(), "written to its capacity");
@@ -47,14 +52,14 @@ class PacketArenaTest {
 
     @Test
     void aPacketIsClaimedOnceAndOnlyWhenCutLastAndFullyWritten() {
-        ByteBuf a = filled(arena.buffer(100, 100), 1);
+        ByteBuf a = cut(100, 1);
         ByteBuf b = arena.buffer(100, 100);
         assertEquals(-1, arena.claimOffset(a), "not the packet cut last");
         assertEquals(-1, arena.claimOffset(b), "not fully written");
-        ByteBuf c = filled(arena.buffer(100, 100), 3);
+        ByteBuf c = cut(100, 3);
         c.readByte();
         assertEquals(-1, arena.claimOffset(c), "partly read");
-        ByteBuf d = filled(arena.buffer(100, 100), 4);
+        ByteBuf d = cut(100, 4);
         assertEquals(300, arena.claimOffset(d));
         assertEquals(-1, arena.claimOffset(d), "claimed already");
         a.release();
@@ -81,10 +86,10 @@ class PacketArenaTest {
 
     @Test
     void aBlockNoPacketHoldsIsUsedAgainFromItsStart() {
-        ByteBuf first = filled(arena.buffer(700, 700), 1);
+        ByteBuf first = cut(700, 1);
         ByteBuf block = arena.block();
         first.release();
-        ByteBuf second = filled(arena.buffer(700, 700), 2);
+        ByteBuf second = cut(700, 2);
         assertSame(block, arena.block());
         assertEquals(0, arena.claimOffset(second), "started over: no packet held the block");
         second.release();
@@ -96,10 +101,10 @@ class PacketArenaTest {
     void aFullBlockStillHeldIsLeftToItsPacketsAndANewOneTaken() {
         ByteBuf[] held = new ByteBuf[4];
         for (int i = 0; i < held.length; i++) {
-            held[i] = filled(arena.buffer(MAX_PACKET, MAX_PACKET), i);
+            held[i] = cut(MAX_PACKET, i);
         }
         ByteBuf full = arena.block();
-        ByteBuf next = filled(arena.buffer(MAX_PACKET, MAX_PACKET), 9);
+        ByteBuf next = cut(MAX_PACKET, 9);
         assertNotSame(full, arena.block());
         assertEquals(0, arena.claimOffset(next));
         assertEquals(4, full.refCnt(), "the arena let go; its packets hold it");
@@ -113,7 +118,7 @@ class PacketArenaTest {
 
     @Test
     void afterCloseNothingIsCutFromABlock() {
-        ByteBuf p = filled(arena.buffer(100, 100), 1);
+        ByteBuf p = cut(100, 1);
         ByteBuf block = arena.block();
         arena.close();
         assertEquals(1, block.refCnt(), "the packet still holds it");
