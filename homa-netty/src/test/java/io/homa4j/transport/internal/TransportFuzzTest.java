@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,10 +32,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Coverage-guided fuzz target (Jazzer) for the endpoint's API misuse and hostile datagrams together, through the
  * Netty transport: a real {@link HomaEngine} behind {@link HomaInboundHandler}, {@link EngineDriver} and
  * {@link DatagramSink} on an {@link EmbeddedChannel}, calling itself (its datagrams loop back), with a manual
- * clock. Each input is a session of up to 64 steps, every choice taken from the input: calls with good,
- * already-released, released-after, shrunk-after and oversized request buffers; a handler that echoes, never
- * replies, replies with a buffer it then releases or shrinks, fails, or throws; aborts; delivery of the looped-back
- * datagrams dropped, duplicated or bit-flipped; forged datagrams; clock advances that run the timers.
+ * clock that also drives the loop's timers. Each input is a session of up to 64 steps, every choice taken from the
+ * input: calls with good, already-released, released-after, shrunk-after and oversized request buffers; a handler
+ * that echoes, never replies, replies with a buffer it then releases or shrinks, fails, or throws; aborts;
+ * delivery of the looped-back datagrams dropped, duplicated or bit-flipped; forged datagrams; clock advances that
+ * run the timers.
  *
  * <p>Asserted after every step: nothing escapes, no INTERNAL_ERROR drop. At the end: every call ended exactly
  * once (with a response or a typed failure; none for aborted calls), and after close every byte the engine and
@@ -67,6 +69,9 @@ class TransportFuzzTest {
 
         Session(FuzzedDataProvider data) {
             this.data = data;
+            // The loop's timers (the driver's wake-ups) follow the session's clock, not the machine's: with real
+            // time they fired wherever a slow or loaded machine let them, so a finding could not be replayed.
+            channel.freezeTime();
             TransportCounters counters = new TransportCounters();
             EngineDriver driver = new EngineDriver(channel.eventLoop(), () -> now, counters);
             channel.pipeline().addLast(new LoopTasks(), new HomaInboundHandler(driver, counters,
@@ -179,6 +184,7 @@ class TransportFuzzTest {
 
         private void advance(long nanos) {
             now += nanos;
+            channel.advanceTimeBy(nanos, TimeUnit.NANOSECONDS); // due wake-ups run at the loop's next turn
             onLoop(() -> engine.poll(now));
         }
 
