@@ -390,6 +390,10 @@ public final class HomaEngine implements Engine {
         switch (type) {
             case DATA:
                 data.wrap(headerCopy, 0);
+                if (sender != null) {
+                    // before the RPC lookup: a packet that arrives after its message completed still timed the trip
+                    sender.rtt().dataArrived(wireId, data.offset(), data.retransmit(), clock.now());
+                }
                 int payloadIndex = packet.readerIndex() + DataHeader.LENGTH;
                 if (fromClient) {
                     servers.onRequestData(from, sender, wireId, data, packet, payloadIndex);

@@ -50,6 +50,8 @@ final class TestNet implements AutoCloseable {
     Predicate<Sent> dropRule = s -> false;
     /** Packets for which this returns true are delivered twice (the copy 1 ns after the original). */
     Predicate<Sent> duplicateRule = s -> false;
+    /** Extra one-way delay per packet, in ns (a queue on the way); 0 for none. */
+    java.util.function.ToLongFunction<Sent> delayRule = s -> 0;
     /** Packets for which this returns true are copied into {@link #captured} (for replay). */
     Predicate<Sent> captureRule = s -> false;
     final List<Captured> captured = new ArrayList<>();
@@ -117,6 +119,11 @@ final class TestNet implements AutoCloseable {
         }
         if (duplicateRule.test(s)) {
             network.inject(from.address, destination.host, packet.copy(), latencyNanos + 1);
+        }
+        long delay = delayRule.applyAsLong(s);
+        if (delay > 0) {
+            network.inject(from.address, destination.host, packet, latencyNanos + delay);
+            return;
         }
         from.host.sink().send(to, priority, packet);
     }

@@ -80,6 +80,8 @@ public final class IncomingMessage implements Ranked {
     /** The offset our own GRANTs raised {@link #granted} to (0: none yet); the sender's claims never raise it. */
     private int invited;
     private long reservedBytes;
+    /** {@link #granted} before our latest GRANT raised it. */
+    private int grantedBeforeLastGrant;
 
     /**
      * @param owner         the RPC this message belongs to
@@ -336,8 +338,14 @@ public final class IncomingMessage implements Ranked {
 
     /** Raises the granted offset (grant scheduler only). */
     public void granted(int offset) {
+        grantedBeforeLastGrant = granted;
         granted = offset;
         invited = offset;
+    }
+
+    /** {@link #granted()} before our latest GRANT raised it: packets starting at or past it left after that GRANT. */
+    public int grantedBeforeLastGrant() {
+        return grantedBeforeLastGrant;
     }
 
     /** Bytes charged to the buffer limits for this message (0 once released). */

@@ -1,5 +1,7 @@
 package io.homa4j.core.internal.message;
 
+import io.homa4j.core.internal.timer.RttEstimator;
+
 import java.net.InetSocketAddress;
 
 /**
@@ -11,6 +13,9 @@ import java.net.InetSocketAddress;
 public interface MessageOwner {
     /** The other end. */
     InetSocketAddress peerAddress();
+
+    /** The round trip measured with the other end (owned by its peer entry). */
+    RttEstimator peerRtt();
 
     /** The id this side puts in the packets it sends: the client id for a client, client id ^ 1 for a server. */
     long wireId();

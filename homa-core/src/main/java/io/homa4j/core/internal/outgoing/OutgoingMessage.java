@@ -59,6 +59,11 @@ public final class OutgoingMessage implements Ranked {
         return owner;
     }
 
+    /** How long the receiver's data has been taking to arrive, queueing included (0: not measured yet). */
+    long peerTimeoutNanos() {
+        return owner.peerRtt().timeoutNanos();
+    }
+
     public ByteBuf payload() {
         return payload;
     }

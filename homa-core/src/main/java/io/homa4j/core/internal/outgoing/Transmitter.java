@@ -42,7 +42,8 @@ public final class Transmitter {
     private final int fifoEvery;
     /**
      * How long a sent byte may still be on its way on the network (twice the configured RTT, at least one timer
-     * tick): a RESEND does not retransmit bytes sent more recently than that, plus the host's lag.
+     * tick): a RESEND does not retransmit bytes sent more recently than that, plus the host's lag, or than the
+     * receiver's measured round trip if longer (see {@link #inFlightNanos(OutgoingMessage)}).
      */
     private final long inFlightNanos;
     /** The host's recent lag in reading its sockets (see {@link #hostLag}); widens the in-flight time. */
@@ -140,10 +141,21 @@ public final class Transmitter {
         // Bytes sent within the in-flight time (widened by the host's lag) may not have arrived when the receiver
         // asked: the RESEND and the data crossed. They are treated like bytes not sent yet (BUSY); if they were
         // lost, a later RESEND, once they are older than that window, finds them settled and gets them.
-        int settled = m.settledOffset(nowNanos, inFlightNanos + 3 * hostLagNanos);
+        int settled = m.settledOffset(nowNanos, inFlightNanos(m));
         boolean queued = m.addRetransmit(offset, (int) Math.min(end, settled), priority);
         requeue(m);
         return !queued && offset < m.length() && end > settled;
+    }
+
+    /**
+     * How long bytes of {@code m} may still be on their way to its receiver: the configured in-flight time widened
+     * by three host lags (see {@link #hostLag}), or the round trip measured with that receiver ({@code SRTT + 4 x
+     * RTTVAR}, queueing in the network included), whichever is longer. In the netlab rack a packet granted at a
+     * low priority level waited behind higher levels in the switch for longer than the configured time, and
+     * RESENDs that crossed it drew copies of packets that were only queued.
+     */
+    private long inFlightNanos(OutgoingMessage m) {
+        return Math.max(inFlightNanos + 3 * hostLagNanos, m.peerTimeoutNanos());
     }
 
     /**
@@ -253,7 +265,8 @@ public final class Transmitter {
         if (offset == 0) {
             m.owner().onFirstSent(nowNanos);
         }
-        m.advance(segment, nowNanos, inFlightNanos);
+        // Checkpoints a window apart: a byte then counts as settled between one and two windows after it left.
+        m.advance(segment, nowNanos, Math.max(inFlightNanos, m.peerTimeoutNanos()));
         if (keepPlace && !m.hasSendableBytes()) {
             dequeue(m);
         }

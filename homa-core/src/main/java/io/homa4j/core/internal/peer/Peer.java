@@ -1,13 +1,15 @@
 package io.homa4j.core.internal.peer;
 
 import io.homa4j.core.internal.priority.UnscheduledCutoffs;
+import io.homa4j.core.internal.timer.RttEstimator;
 
 import java.net.InetSocketAddress;
 
 /**
  * What this engine knows about one remote host: the unscheduled cutoffs it asked us to use, the acks we owe it
  * (finished client RPCs whose server state it may free), when we last pushed our cutoffs to it, and how many
- * bytes we buffer for its incoming messages. Engine thread only.
+ * bytes we buffer for its incoming messages, and the round trip its data takes as measured (queueing included).
+ * Engine thread only.
  */
 public final class Peer {
     /** Acks held for piggy-backing; more are flushed in an explicit ACK so the list stays bounded. */
@@ -23,6 +25,7 @@ public final class Peer {
     private long lastHeardNanos = Long.MIN_VALUE;
     private long resendBudgetTick = -1;
     private int resendsThisTick;
+    private final RttEstimator rtt = new RttEstimator();
 
     Peer(InetSocketAddress address, UnscheduledCutoffs initialCutoffs) {
         this.address = address;
@@ -31,6 +34,16 @@ public final class Peer {
 
     public InetSocketAddress address() {
         return address;
+    }
+
+    /**
+     * The measured round trip with this peer. Samples come from data it sends us (GRANT to granted data); the same
+     * estimate stands for data we send it, which crosses the same kind of loaded switch port the other way (an
+     * engine is client and server at once in the all-to-all workloads Homa is for; without samples it is 0 and
+     * the configured timeouts apply).
+     */
+    public RttEstimator rtt() {
+        return rtt;
     }
 
     /** The cutoffs to use for messages sent to this peer (ours, version 0, until the peer sends its own). */

@@ -464,13 +464,14 @@ public final class ClientCalls extends RpcHalf {
         }
         int silentTicks = silent.silentTick();
         boolean serverHeard = rpc.server().heardWithin(silenceRules.peerGoneNanos(config.tickNanos()), clock.now());
-        if (silent.clientAbortDue(silenceRules, serverHeard)) {
+        int resendTicks = silenceRules.resendTicksFor(rpc.server().rtt());
+        if (silent.clientAbortDue(silenceRules, serverHeard, resendTicks)) {
             fail(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + silentTicks + " ticks ("
                     + silent.unansweredResends() + " RESENDs unanswered)",
                     response == null && !rpc.requestFullySent());
             return;
         }
-        if (!rpc.resendQueued() && silent.clientResendDue(silenceRules)) {
+        if (!rpc.resendQueued() && silent.clientResendDue(silenceRules, resendTicks)) {
             rpc.resendQueued(true);
             resendQueue.add(rpc);
         }
@@ -483,7 +484,8 @@ public final class ClientCalls extends RpcHalf {
     private void sendQueuedResends() {
         for (int i = resendQueue.size(); i > 0; i--) {
             ClientRpc rpc = resendQueue.poll();
-            if (rpcs.get(rpc.id()) != rpc || !rpc.silence().clientResendDue(silenceRules)) {
+            if (rpcs.get(rpc.id()) != rpc
+                    || !rpc.silence().clientResendDue(silenceRules, silenceRules.resendTicksFor(rpc.server().rtt()))) {
                 rpc.resendQueued(false); // finished, or heard from since it was queued
                 continue;
             }

@@ -45,6 +45,11 @@ public final class ClientRpc implements MessageOwner {
     }
 
     @Override
+    public io.homa4j.core.internal.timer.RttEstimator peerRtt() {
+        return server.rtt();
+    }
+
+    @Override
     public long wireId() {
         return id;
     }

@@ -36,7 +36,12 @@ public final class Receiver {
         this.verdict = verdict;
         this.grants = grants;
         this.clock = clock;
-        this.grantSender = control::grant;
+        this.grantSender = (message, offset, priority) -> {
+            MessageOwner owner = message.owner();
+            // the peer's DATA for this message carries the other end's id of the RPC: ours with the low bit flipped
+            owner.peerRtt().grantSent(owner.wireId() ^ 1, message.grantedBeforeLastGrant(), clock.now());
+            control.grant(message, offset, priority);
+        };
     }
 
     /** Bytes reserved for partially received messages. */

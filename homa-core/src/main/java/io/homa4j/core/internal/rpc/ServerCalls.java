@@ -417,13 +417,14 @@ public final class ServerCalls extends RpcHalf {
                     return;
                 }
                 int silentTicks = silent.silentTick();
+                int resendTicks = silenceRules.resendTicksFor(rpc.client().rtt());
                 if (silenceRules.abortDue(silentTicks)) {
                     expire(rpc);
-                } else if (rpc.isAddressProven() ? silenceRules.resendDue(silentTicks)
-                        : silent.takeProbe(silenceRules, silenceRules.resendTicks(), true)) {
+                } else if (rpc.isAddressProven() ? silenceRules.resendDue(silentTicks, resendTicks)
+                        : silent.takeProbe(silenceRules, resendTicks, true)) {
                     receiver.senderSilent(request);
                     control.requestGaps(rpc, request);
-                } else if (silentTicks >= silenceRules.resendTicks()) {
+                } else if (silentTicks >= resendTicks) {
                     receiver.senderSilent(request); // an unproven client past its probes: still silent
                 }
                 return;

@@ -61,6 +61,11 @@ public final class ServerRpc implements MessageOwner {
     }
 
     @Override
+    public io.homa4j.core.internal.timer.RttEstimator peerRtt() {
+        return client.rtt();
+    }
+
+    @Override
     public long wireId() {
         return key.clientId() ^ 1;
     }

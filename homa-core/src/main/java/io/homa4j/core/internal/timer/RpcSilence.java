@@ -68,14 +68,17 @@ public final class RpcSilence {
         unansweredResends++;
     }
 
-    /** Whether a client RESEND is due now (see {@link SilenceRules#resendDue(int, int, int)}). */
-    public boolean clientResendDue(SilenceRules rules) {
-        return rules.resendDue(silentTicks, silenceAtLastResend, busyStreak);
+    /**
+     * Whether a client RESEND is due now, {@code peerResendTicks} being the server's RESEND interval (see
+     * {@link SilenceRules#resendDue(int, int, int, int)}).
+     */
+    public boolean clientResendDue(SilenceRules rules, int peerResendTicks) {
+        return rules.resendDue(silentTicks, silenceAtLastResend, busyStreak, peerResendTicks);
     }
 
-    /** Whether a client gives the RPC up now (see {@link SilenceRules#clientAbortDue}). */
-    public boolean clientAbortDue(SilenceRules rules, boolean peerHeardRecently) {
-        return rules.clientAbortDue(silentTicks, unansweredResends, peerHeardRecently);
+    /** Whether a client gives the RPC up now (see {@link SilenceRules#clientAbortDue(int, int, boolean, int)}). */
+    public boolean clientAbortDue(SilenceRules rules, boolean peerHeardRecently, int peerResendTicks) {
+        return rules.clientAbortDue(silentTicks, unansweredResends, peerHeardRecently, peerResendTicks);
     }
 
     /**

@@ -11,9 +11,11 @@ public final class SilenceRules {
     private final int resendTicks;
     private final int abortTicks;
     private final int needAckTicks;
+    private final long tickNanos;
 
     public SilenceRules(HomaConfig config) {
         this.resendTicks = config.resendTicks();
+        this.tickNanos = config.tickNanos();
         this.abortTicks = config.abortTicks();
         this.needAckTicks = config.needAckTicks();
     }
@@ -29,12 +31,42 @@ public final class SilenceRules {
      * others) or unlucky with losses keeps the call alive.
      */
     public boolean clientAbortDue(int silentTicks, int unansweredResends, boolean serverHeardRecently) {
-        return silentTicks >= abortTicks && (!serverHeardRecently || unansweredResends >= maxUnansweredResends());
+        return clientAbortDue(silentTicks, unansweredResends, serverHeardRecently, resendTicks);
+    }
+
+    /**
+     * {@link #clientAbortDue(int, int, boolean)} for a server whose RESEND interval is {@code peerResendTicks}
+     * (see {@link #resendTicksFor}): as many RESENDs fit in abortTicks, so a longer interval asks fewer.
+     */
+    public boolean clientAbortDue(int silentTicks, int unansweredResends, boolean serverHeardRecently,
+                                  int peerResendTicks) {
+        return silentTicks >= abortTicks
+                && (!serverHeardRecently || unansweredResends >= maxUnansweredResends(peerResendTicks));
     }
 
     /** RESENDs a live server may leave unanswered before a call is given up. */
     public int maxUnansweredResends() {
-        return Math.max(1, abortTicks / resendTicks);
+        return maxUnansweredResends(resendTicks);
+    }
+
+    private int maxUnansweredResends(int peerResendTicks) {
+        return Math.max(1, abortTicks / peerResendTicks);
+    }
+
+    /**
+     * Silent ticks before a RESEND to a peer whose data takes {@code rtt} to arrive (queueing included): the
+     * configured {@code resendTicks} at least (a peer without samples, or a fast one, changes nothing), the
+     * estimator's {@link RttEstimator#timeoutNanos() SRTT + 4 x RTTVAR} rounded up plus one tick (a silence of n
+     * ticks may have begun just before the first of them), at most {@link #keepAliveTicks()} so a real loss is
+     * still repaired well within abortTicks.
+     */
+    public int resendTicksFor(RttEstimator rtt) {
+        long timeout = rtt.timeoutNanos();
+        if (timeout <= (resendTicks - 1) * tickNanos) {
+            return resendTicks;
+        }
+        long ticks = (timeout + tickNanos - 1) / tickNanos + 1;
+        return (int) Math.max(resendTicks, Math.min(keepAliveTicks(), ticks));
     }
 
     /**
@@ -45,8 +77,13 @@ public final class SilenceRules {
      * their answers were most of the packets on the wire.
      */
     public boolean resendDue(int silentTicks, int silenceAtLastResend, int busyStreak) {
-        long interval = Math.min((long) resendTicks << Math.min(busyStreak, 16), keepAliveTicks());
-        return silentTicks - silenceAtLastResend >= Math.max(resendTicks, interval);
+        return resendDue(silentTicks, silenceAtLastResend, busyStreak, resendTicks);
+    }
+
+    /** {@link #resendDue(int, int, int)} with the peer's own RESEND interval (see {@link #resendTicksFor}). */
+    public boolean resendDue(int silentTicks, int silenceAtLastResend, int busyStreak, int peerResendTicks) {
+        long interval = Math.min((long) peerResendTicks << Math.min(busyStreak, 16), keepAliveTicks());
+        return silentTicks - silenceAtLastResend >= Math.max(peerResendTicks, interval);
     }
 
     /**
@@ -98,7 +135,12 @@ public final class SilenceRules {
      * port, and backing off there delayed a long message under an incast stream past its deadline.
      */
     public boolean resendDue(int silentTicks) {
-        return silentTicks >= resendTicks && (silentTicks - resendTicks) % resendTicks == 0;
+        return resendDue(silentTicks, resendTicks);
+    }
+
+    /** {@link #resendDue(int)} with the peer's own RESEND interval (see {@link #resendTicksFor}). */
+    public boolean resendDue(int silentTicks, int peerResendTicks) {
+        return silentTicks >= peerResendTicks && (silentTicks - peerResendTicks) % peerResendTicks == 0;
     }
 
     /** Silent ticks before a server's first RESEND for missing request bytes. */

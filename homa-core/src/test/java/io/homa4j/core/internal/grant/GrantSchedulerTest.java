@@ -33,6 +33,9 @@ class GrantSchedulerTest {
         @Override public long takePiggybackAck() { return 0; }
         @Override public int cutoffsVersion() { return 0; }
         @Override public void onAllSent(long nowNanos) { }
+        @Override public io.homa4j.core.internal.timer.RttEstimator peerRtt() {
+            return new io.homa4j.core.internal.timer.RttEstimator();
+        }
     }
 
     /** Messages that got a grant in one scheduling pass over three long messages of one peer and one of another. */

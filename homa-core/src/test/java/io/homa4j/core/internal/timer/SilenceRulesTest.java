@@ -58,4 +58,44 @@ class SilenceRulesTest {
         }
         return due;
     }
+
+    @Test
+    void aPeersResendIntervalFollowsItsMeasuredRoundTripWithinTheConfiguredFloorAndTheKeepalive() {
+        RttEstimator rtt = new RttEstimator();
+        assertEquals(5, rules.resendTicksFor(rtt), "no samples: the configured interval");
+        rtt.sample(1_000_000);
+        assertEquals(5, rules.resendTicksFor(rtt), "1 ms + 4 x 0.5 ms = 3 ms: below the floor");
+        RttEstimator queued = new RttEstimator();
+        queued.sample(8_000_000);
+        assertEquals(8_000_000 + 4 * 4_000_000, queued.timeoutNanos());
+        assertEquals(25, rules.resendTicksFor(queued), "24 ms, plus the tick a silence may have started in");
+        RttEstimator slow = new RttEstimator();
+        slow.sample(900_000_000);
+        assertEquals(100, rules.resendTicksFor(slow), "capped at keepAliveTicks");
+        assertFalse(rules.resendDue(24, 0, 0, 25));
+        assertTrue(rules.resendDue(25, 0, 0, 25));
+        assertTrue(rules.resendDue(25, 25) && !rules.resendDue(30, 25) && rules.resendDue(50, 25));
+        assertFalse(rules.clientAbortDue(1_000, 39, true, 25), "40 RESENDs of 25 ticks fit in abortTicks");
+        assertTrue(rules.clientAbortDue(1_000, 40, true, 25));
+    }
+
+    @Test
+    void theEstimatorSmoothsLikeTcpsRetransmissionTimer() {
+        RttEstimator rtt = new RttEstimator();
+        assertEquals(0, rtt.timeoutNanos());
+        rtt.sample(-5);
+        assertEquals(0, rtt.samples(), "a negative sample is ignored");
+        rtt.sample(800);
+        assertEquals(800, rtt.smoothedNanos());
+        assertEquals(400, rtt.variationNanos());
+        rtt.sample(1_600); // RTTVAR = 3/4 x 400 + 1/4 x |800 - 1600|; SRTT = 7/8 x 800 + 1/8 x 1600
+        assertEquals(500, rtt.variationNanos());
+        assertEquals(900, rtt.smoothedNanos());
+        assertEquals(900 + 4 * 500, rtt.timeoutNanos());
+        for (int i = 0; i < 200; i++) {
+            rtt.sample(1_000_000);
+        }
+        assertTrue(Math.abs(rtt.smoothedNanos() - 1_000_000) <= 1_000 && rtt.variationNanos() <= 1_000,
+                "steady samples: SRTT converges, RTTVAR decays: " + rtt.smoothedNanos() + " " + rtt.variationNanos());
+    }
 }
