@@ -90,8 +90,7 @@ public final class EngineDriver {
             try {
                 probes.probeIfUnheard(server, now());
             } catch (RuntimeException bug) {
-                LOG.error("probing {} failed", server, bug);
-                counters.engineFailures++;
+                contained(bug, "probing " + server + " failed");
             }
         }
     }
@@ -138,8 +137,7 @@ public final class EngineDriver {
             engine.onPacket(from, packet, now());
         } catch (RuntimeException bug) {
             // The engine promises not to throw on packet contents; keep serving if it does anyway.
-            LOG.error("engine threw from onPacket (packet from {})", from, bug);
-            counters.engineFailures++;
+            contained(bug, "engine threw from onPacket (packet from " + from + ")");
         }
     }
 
@@ -158,8 +156,7 @@ public final class EngineDriver {
         try {
             engine.onPackets(senders, packets, count, now());
         } catch (RuntimeException bug) {
-            LOG.error("engine threw from onPackets", bug);
-            counters.engineFailures++;
+            contained(bug, "engine threw from onPackets");
             for (int i = 0; i < count; i++) {
                 if (packets[i] != null) { // not reached by the engine: still ours
                     packets[i].release();
@@ -204,9 +201,14 @@ public final class EngineDriver {
             scheduleWake(probes == null ? engine.nextWakeNanos()
                     : Math.min(engine.nextWakeNanos(), probes.nextPollNanos()), turnNanos);
         } catch (RuntimeException bug) {
-            LOG.error("engine or sink threw at the end of an event-loop turn", bug);
-            counters.engineFailures++;
+            contained(bug, "engine or sink threw at the end of an event-loop turn");
         }
+    }
+
+    /** A bug that escaped the engine, its sink or its probes: logged and counted; the loop goes on serving. */
+    private void contained(RuntimeException bug, String what) {
+        LOG.error(what, bug);
+        counters.engineFailures++;
     }
 
     private void scheduleWake(long at, long now) {
@@ -238,8 +240,7 @@ public final class EngineDriver {
         try {
             engine.poll(now());
         } catch (RuntimeException bug) {
-            LOG.error("engine threw from poll", bug);
-            counters.engineFailures++;
+            contained(bug, "engine threw from poll");
         }
     }
 }
