@@ -4,6 +4,7 @@ import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.homa4j.core.Engine;
 import io.homa4j.core.HomaConfig;
+import io.homa4j.core.PacketBatch;
 import io.homa4j.core.RpcRejectedException;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.metrics.MetricsSnapshot;
@@ -236,8 +237,8 @@ class EndpointFuzzTest {
         }
 
         @Override
-        public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
-            watch(() -> engine.onPackets(senders, packets, count, nowNanos));
+        public void onPackets(PacketBatch batch, long nowNanos) {
+            watch(() -> engine.onPackets(batch, nowNanos));
         }
 
         @Override

@@ -296,42 +296,45 @@ public final class HomaEngine implements Engine {
      */
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
         clock.now(nowNanos);
-        receive(from, packet, nowNanos);
-        afterReceiving(nowNanos);
-    }
-
-    /**
-     * Feeds a burst of received UDP payloads, in order: what {@link #onPacket} does for each, except that the
-     * grant decision and the transmit pass run once, after the last packet, as the receive side of the Linux
-     * module does per batch of packets. A transport reading many datagrams per wake-up (recvmmsg, UDP GRO) calls
-     * this once per wake-up, so a run of segments of one message costs one grant decision, not one per segment.
-     *
-     * <p>Ownership: the engine releases {@code packets[0..count)} and clears those slots; the arrays stay the
-     * caller's, for reuse.
-     *
-     * @param senders the sender of each packet, index for index
-     */
-    public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
-        clock.now(nowNanos);
-        for (int i = 0; i < count; i++) {
-            ByteBuf packet = packets[i];
-            packets[i] = null;
-            receive(senders[i], packet, nowNanos);
+        try {
+            receive(from, packet, packet.readerIndex(), packet.readableBytes(), nowNanos);
+        } finally {
+            packet.release();
         }
         afterReceiving(nowNanos);
     }
 
-    /** Judges and dispatches one packet; releases it. Grants and transmission are left to the caller. */
-    private void receive(InetSocketAddress from, ByteBuf packet, long nowNanos) {
+    /**
+     * Feeds the packets of one socket read, in order: what {@link #onPacket} does for each, except that the grant
+     * decision and the transmit pass run once, after the last packet, as the receive side of the Linux module
+     * does per batch of packets. A transport reading many datagrams per wake-up (recvmmsg, UDP GRO) calls this
+     * once per wake-up, so a run of segments of one message costs one grant decision, not one per segment.
+     *
+     * <p>Ownership: the batch's buffers stay the caller's (see {@link PacketBatch}); what the engine keeps of them
+     * (message payloads) it has copied by the time this returns.
+     */
+    @Override
+    public void onPackets(PacketBatch batch, long nowNanos) {
+        clock.now(nowNanos);
+        for (int i = 0, n = batch.count(); i < n; i++) {
+            receive(batch.sender(i), batch.buffer(i), batch.index(i), batch.length(i), nowNanos);
+        }
+        afterReceiving(nowNanos);
+    }
+
+    /**
+     * Judges and dispatches the packet of {@code length} bytes at {@code index} of {@code buffer}; neither retains
+     * nor releases the buffer. Grants and transmission are left to the caller.
+     */
+    private void receive(InetSocketAddress from, ByteBuf buffer, int index, int length, long nowNanos) {
         verdict.beginPacket();
         try {
             if (closed) {
-                metrics.rawBytesIn(packet.readableBytes());
+                metrics.rawBytesIn(length);
                 verdict.drop(DropReason.CLOSED);
                 return;
             }
-            int length = packet.readableBytes();
-            packet.getBytes(packet.readerIndex(), headerCopy, 0, Math.min(length, PacketDecoder.MAX_FIXED_HEADER));
+            buffer.getBytes(index, headerCopy, 0, Math.min(length, PacketDecoder.MAX_FIXED_HEADER));
             DropReason invalid = PacketDecoder.check(headerCopy, 0, length);
             if (invalid != null) {
                 metrics.rawBytesIn(length);
@@ -348,7 +351,7 @@ public final class HomaEngine implements Engine {
             if (sender != null) {
                 sender.heard(nowNanos); // liveness for the client abort rule (SilenceRules.clientAbortDue)
             }
-            dispatch(from, sender, type, packet);
+            dispatch(from, sender, type, buffer, index);
         } catch (RuntimeException e) {
             // A bug, never packet contents: keep the endpoint alive, count it so tests catch it.
             log.error("internal error handling a packet from {}", from, e);
@@ -361,7 +364,6 @@ public final class HomaEngine implements Engine {
             }
             verdict.drop(DropReason.ALLOCATION_FAILED);
         } finally {
-            packet.release();
             if (!verdict.dropped()) {
                 packetsHandled++;
             }
@@ -383,8 +385,11 @@ public final class HomaEngine implements Engine {
         }
     }
 
-    /** Hands a valid packet to the side it is for: the low bit of its id tells who sent it. */
-    private void dispatch(InetSocketAddress from, Peer sender, PacketType type, ByteBuf packet) {
+    /**
+     * Hands a valid packet to the side it is for: the low bit of its id tells who sent it. The packet starts at
+     * {@code index} of {@code packet}, whose other bytes may be other packets of the same read.
+     */
+    private void dispatch(InetSocketAddress from, Peer sender, PacketType type, ByteBuf packet, int index) {
         long wireId = common.rpcId();
         boolean fromClient = RpcIds.fromClient(wireId);
         switch (type) {
@@ -394,7 +399,7 @@ public final class HomaEngine implements Engine {
                     // before the RPC lookup: a packet that arrives after its message completed still timed the trip
                     sender.rtt().dataArrived(wireId, data.offset(), data.retransmit(), clock.now());
                 }
-                int payloadIndex = packet.readerIndex() + DataHeader.LENGTH;
+                int payloadIndex = index + DataHeader.LENGTH;
                 if (fromClient) {
                     servers.onRequestData(from, sender, wireId, data, packet, payloadIndex);
                 } else {
@@ -447,7 +452,7 @@ public final class HomaEngine implements Engine {
                     verdict.drop(DropReason.MALFORMED); // only clients acknowledge
                     break;
                 }
-                ackHeader.wrap(packet, packet.readerIndex()); // the ids lie beyond the fixed header
+                ackHeader.wrap(packet, index); // the ids lie beyond the fixed header
                 for (int i = 0, n = ackHeader.count(); i < n; i++) {
                     servers.ack(from, ackHeader.ackedId(i));
                 }

@@ -19,14 +19,13 @@ public interface PacketDriven {
     void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos);
 
     /**
-     * A burst of packets that arrived together (one socket read): takes {@code packets[0..count)} and clears those
-     * slots. Implementations without a batched path take them one by one, which is this default.
+     * The packets of one socket read, in order ({@link PacketBatch}: regions of buffers the caller keeps and
+     * releases after this returns). Implementations without a batched path take them one by one as retained
+     * slices, which is this default.
      */
-    default void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count, long nowNanos) {
-        for (int i = 0; i < count; i++) {
-            ByteBuf packet = packets[i];
-            packets[i] = null;
-            onPacket(senders[i], packet, nowNanos);
+    default void onPackets(PacketBatch batch, long nowNanos) {
+        for (int i = 0, n = batch.count(); i < n; i++) {
+            onPacket(batch.sender(i), batch.buffer(i).retainedSlice(batch.index(i), batch.length(i)), nowNanos);
         }
     }
 

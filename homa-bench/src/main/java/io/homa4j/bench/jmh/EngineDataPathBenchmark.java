@@ -2,6 +2,7 @@ package io.homa4j.bench.jmh;
 
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.HomaEngine;
+import io.homa4j.core.PacketBatch;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
@@ -74,12 +75,10 @@ public class EngineDataPathBenchmark {
         private final InetSocketAddress from;
         private ByteBuf[] queued = new ByteBuf[1024];
         private int count;
-        private final InetSocketAddress[] senders = new InetSocketAddress[MAX_BURST];
-        private final ByteBuf[] burst = new ByteBuf[MAX_BURST];
+        private final PacketBatch burst = new PacketBatch(MAX_BURST);
 
         Wire(InetSocketAddress from) {
             this.from = from;
-            java.util.Arrays.fill(senders, from);
         }
 
         @Override
@@ -103,13 +102,17 @@ public class EngineDataPathBenchmark {
                 int k = Math.min(MAX_BURST, n - start);
                 for (int i = 0; i < k; i++) {
                     ByteBuf p = queued[start + i];
-                    queued[start + i] = null;
                     if (p.getUnsignedByte(p.readerIndex() + 3) == 0x10) {
                         data++;
                     }
-                    burst[i] = p;
+                    burst.add(from, p, p.readerIndex(), p.readableBytes());
                 }
-                to.onPackets(senders, burst, k, nowNanos);
+                to.onPackets(burst, nowNanos);
+                burst.clear();
+                for (int i = 0; i < k; i++) { // the batch's buffers stay ours: released once the engine is done
+                    queued[start + i].release();
+                    queued[start + i] = null;
+                }
             }
             return data;
         }

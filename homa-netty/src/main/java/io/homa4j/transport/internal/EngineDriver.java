@@ -1,5 +1,6 @@
 package io.homa4j.transport.internal;
 
+import io.homa4j.core.PacketBatch;
 import io.homa4j.core.PacketDriven;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
@@ -142,27 +143,17 @@ public final class EngineDriver {
     }
 
     /**
-     * Feeds a burst of received packets to the engine (one grant decision and transmit pass for all of them);
-     * takes ownership of {@code packets[0..count)} and clears those slots.
+     * Feeds the packets of one socket read to the engine (one grant decision and transmit pass for all of them).
+     * Ownership: the batch's buffers stay the caller's, to release once this returns, whatever the engine did.
      */
-    public void onPackets(InetSocketAddress[] senders, ByteBuf[] packets, int count) {
+    public void onPackets(PacketBatch batch) {
         if (engine == null || closed) {
-            for (int i = 0; i < count; i++) {
-                packets[i].release();
-                packets[i] = null;
-            }
             return;
         }
         try {
-            engine.onPackets(senders, packets, count, now());
+            engine.onPackets(batch, now());
         } catch (RuntimeException bug) {
             contained(bug, "engine threw from onPackets");
-            for (int i = 0; i < count; i++) {
-                if (packets[i] != null) { // not reached by the engine: still ours
-                    packets[i].release();
-                    packets[i] = null;
-                }
-            }
         }
     }
 

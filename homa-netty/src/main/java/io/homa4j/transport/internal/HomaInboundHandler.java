@@ -1,5 +1,6 @@
 package io.homa4j.transport.internal;
 
+import io.homa4j.core.PacketBatch;
 import io.homa4j.core.wire.PacketDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
@@ -28,8 +29,10 @@ import java.net.InetSocketAddress;
  * <p>Everything, garbage included, is the engine's to judge. Fault injection, when an endpoint is built with a
  * filter, happens before this handler in the socket's pipeline ({@code io.homa4j.faults.internal.FaultInjectingHandler}).
  *
- * <p>Shared by all the endpoint's sockets, which live on one event loop. Ownership: each packet handed on is a
- * retained slice the engine releases; the datagram itself is released here.
+ * <p>Shared by all the endpoint's sockets, which live on one event loop. Ownership: the packets go to the engine
+ * as regions of the datagrams they were read in ({@link PacketBatch}), so a packet costs no slice, reference
+ * count or recycling; this handler keeps each datagram until the burst it is in has been handed over, then
+ * releases it.
  */
 @ChannelHandler.Sharable
 public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
@@ -42,9 +45,10 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
     private final TransportCounters counters;
     private final int maxPayloadBytes;
 
-    private final InetSocketAddress[] burstSenders = new InetSocketAddress[MAX_BURST];
-    private final ByteBuf[] burstPackets = new ByteBuf[MAX_BURST];
-    private int burstCount;
+    private final PacketBatch burst = new PacketBatch(MAX_BURST);
+    /** The reads the burst's packets lie in, each held once; every read holds at least one packet of the burst. */
+    private final ByteBuf[] heldReads = new ByteBuf[MAX_BURST];
+    private int heldCount;
 
     /** @param maxPayloadBytes longest UDP payload of one Homa packet ({@code HomaConfig.maxUdpPayload()}) */
     public HomaInboundHandler(EngineDriver driver, TransportCounters counters, int maxPayloadBytes) {
@@ -64,30 +68,30 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         int length = content.readableBytes();
         counters.datagramsReceived++;
         counters.bytesReceived += length;
-        try {
-            int start = content.readerIndex();
-            int stride = PacketDecoder.framedLength(content, start, length);
-            if (stride <= 0 || stride >= length) {
-                // One packet, or garbage: the engine judges it, unless it is too long to be any packet at all.
-                if (length > maxPayloadBytes) {
-                    counters.oversizedDropped++;
-                    return;
-                }
-                counters.packetsReceived++;
-                addToBurst(sender, content.retainedSlice());
-                return;
-            }
-            if (stride > maxPayloadBytes) {
+        int start = content.readerIndex();
+        int stride = PacketDecoder.framedLength(content, start, length);
+        if (stride <= 0 || stride >= length) {
+            // One packet, or garbage: the engine judges it, unless it is too long to be any packet at all.
+            if (length > maxPayloadBytes) {
                 counters.oversizedDropped++;
+                content.release();
                 return;
             }
-            counters.coalescedReceived++;
-            for (int offset = 0; offset < length; offset += stride) {
-                counters.packetsReceived++;
-                addToBurst(sender, content.retainedSlice(start + offset, Math.min(stride, length - offset)));
-            }
-        } finally {
+            counters.packetsReceived++;
+            hold(content);
+            addToBurst(sender, content, start, length);
+            return;
+        }
+        if (stride > maxPayloadBytes) {
+            counters.oversizedDropped++;
             content.release();
+            return;
+        }
+        counters.coalescedReceived++;
+        hold(content);
+        for (int offset = 0; offset < length; offset += stride) {
+            counters.packetsReceived++;
+            addToBurst(sender, content, start + offset, Math.min(stride, length - offset));
         }
     }
 
@@ -96,29 +100,47 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         deliverBurst();
     }
 
-    private void addToBurst(InetSocketAddress sender, ByteBuf packet) {
-        burstSenders[burstCount] = sender;
-        burstPackets[burstCount++] = packet;
-        if (burstCount == MAX_BURST) {
+    /** Takes this handler's one reference to a read whose packets join the burst (a full burst goes first). */
+    private void hold(ByteBuf read) {
+        if (burst.isFull()) {
             deliverBurst();
         }
+        heldReads[heldCount++] = read;
+    }
+
+    private void addToBurst(InetSocketAddress sender, ByteBuf read, int index, int length) {
+        if (burst.isFull()) {
+            // Hand over what we have; the read being cut outlives that delivery, its later packets join the next.
+            read.retain();
+            deliverBurst();
+            heldReads[heldCount++] = read;
+        }
+        burst.add(sender, read, index, length);
     }
 
     /**
-     * Hands the packets read so far to the engine now rather than at the end of the reads; the engine releases
-     * them, and with them the read buffer they are slices of. Event loop only.
+     * Hands the packets read so far to the engine now rather than at the end of the reads, then releases the
+     * reads they lay in (the engine copied what it keeps). Event loop only.
      */
     void deliverBurst() {
-        int count = burstCount;
-        if (count == 0) {
+        if (burst.isEmpty()) {
             return;
         }
-        burstCount = 0;
         counters.receiveBursts++;
-        driver.onPackets(burstSenders, burstPackets, count);
-        for (int i = 0; i < count; i++) {
-            burstSenders[i] = null; // the engine cleared the packet slots; do not pin the addresses
+        try {
+            driver.onPackets(burst);
+        } finally {
+            burst.clear();
+            releaseHeldReads();
         }
+    }
+
+    private void releaseHeldReads() {
+        for (int i = 0; i < heldCount; i++) {
+            heldReads[i].release();
+            heldReads[i] = null;
+        }
+        heldCount = 0;
     }
 
     @Override
@@ -135,13 +157,9 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Releases the packets of a burst not yet handed on. */
+    /** Drops the packets of a burst not yet handed on and releases the reads they lay in. */
     public void close() {
-        for (int i = 0; i < burstCount; i++) {
-            burstPackets[i].release();
-            burstPackets[i] = null;
-            burstSenders[i] = null;
-        }
-        burstCount = 0;
+        burst.clear();
+        releaseHeldReads();
     }
 }

@@ -2,6 +2,7 @@ package io.homa4j.transport.internal;
 
 import io.homa4j.core.Engine;
 import io.homa4j.core.HomaConfig;
+import io.homa4j.core.PacketBatch;
 import io.homa4j.core.wire.CommonHeader;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketType;
@@ -143,7 +144,10 @@ class HomaInboundHandlerTest {
         engine.echo = true;
         // Straight to the driver: the embedded pipeline would run the pending end-of-turn task on read complete.
         ByteBuf packet = datagram(30).content();
-        driver.onPackets(new InetSocketAddress[] {PEER}, new ByteBuf[] {packet}, 1);
+        PacketBatch batch = new PacketBatch(1);
+        batch.add(PEER, packet, packet.readerIndex(), packet.readableBytes());
+        driver.onPackets(batch);
+        packet.release();
         assertNull(channel.readOutbound(), "not flushed before the end of the turn");
         channel.runPendingTasks();
         DatagramPacket out = channel.readOutbound();
@@ -230,6 +234,41 @@ class HomaInboundHandlerTest {
         h.writeCommon(PacketType.DATA, 2);
         h.messageLength(1_000_000).offset(offset).segmentLength(segment);
         return b;
+    }
+
+    @Test
+    void aReadWithMorePacketsThanABurstIsHandedOverInTwoAndReleasedOnce() {
+        // 300 one-byte DATA packets in one coalesced read: more than one burst holds.
+        ByteBuf read = Unpooled.directBuffer();
+        int count = HomaInboundHandler.MAX_BURST + 44;
+        for (int i = 0; i < count; i++) {
+            ByteBuf p = dataPacket(1, i);
+            read.writeBytes(p);
+            p.release();
+        }
+        channel.writeInbound(new DatagramPacket(read, LOCAL, PEER));
+        assertEquals(List.of(HomaInboundHandler.MAX_BURST, 44), engine.bursts);
+        assertEquals(count, engine.packets.size());
+        for (int i = 0; i < count; i++) {
+            assertEquals(i, engine.packets.get(i).getInt(DataHeader.OFFSET_OFFSET), "packet " + i + " in order");
+        }
+        engine.releaseAll(); // the engine's slices were the last references: the handler released its own once
+        assertEquals(0, read.refCnt());
+    }
+
+    @Test
+    void moreSingleDatagramsThanABurstHoldsAreHandedOverAsTheyFill() {
+        int count = HomaInboundHandler.MAX_BURST + 1;
+        DatagramPacket[] datagrams = new DatagramPacket[count];
+        for (int i = 0; i < count; i++) {
+            datagrams[i] = datagram(20);
+        }
+        channel.writeInbound((Object[]) datagrams);
+        assertEquals(List.of(HomaInboundHandler.MAX_BURST, 1), engine.bursts);
+        engine.releaseAll();
+        for (DatagramPacket d : datagrams) {
+            assertEquals(0, d.content().refCnt());
+        }
     }
 
     @Test
@@ -328,9 +367,9 @@ class HomaInboundHandlerTest {
         }
 
         @Override
-        public void onPackets(InetSocketAddress[] senders, ByteBuf[] burst, int count, long nowNanos) {
-            bursts.add(count);
-            Engine.super.onPackets(senders, burst, count, nowNanos);
+        public void onPackets(PacketBatch burst, long nowNanos) {
+            bursts.add(burst.count());
+            Engine.super.onPackets(burst, nowNanos);
         }
 
         @Override
