@@ -395,6 +395,7 @@ public final class HomaEngine implements Engine {
         switch (type) {
             case DATA:
                 data.wrap(headerCopy, 0);
+                receiver.dataArrived(data.sentLevel(), DataHeader.LENGTH + data.segmentLength(), clock.now());
                 if (sender != null) {
                     // before the RPC lookup: a packet that arrives after its message completed still timed the trip
                     sender.rtt().dataArrived(wireId, data.offset(), data.retransmit(), clock.now());
@@ -492,6 +493,7 @@ public final class HomaEngine implements Engine {
         try {
             clients.expireDeadlines();
             if (tickClock.due(nowNanos)) {
+                receiver.tick(nowNanos);
                 clients.tick();
                 servers.tick();
                 tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0);

@@ -17,7 +17,7 @@ package io.homa4j.core.wire;
  * +-------------------------------+-------------------------------+
  * |        segment length         |        cutoffs version        |  24
  * +---------------+---------------+-------------------------------+
- * |     flags     |   reserved    |           reserved            |  28
+ * |     flags     |  sent level   |           reserved            |  28
  * +---------------+---------------+-------------------------------+
  * |                                                               |  32
  * +     piggy-backed ACK: a finished client RPC id, 0 for none    +
@@ -28,8 +28,10 @@ package io.homa4j.core.wire;
  * </pre>
  *
  * <p>Flags: {@link #FLAG_RETRANSMIT} (sent again because of a RESEND), {@link #FLAG_ERROR} (the message is an
- * error response: a one-byte error code then a UTF-8 description). The packet is exactly 40 + segment length
- * bytes long; anything else is malformed.
+ * error response: a one-byte error code then a UTF-8 description). Sent level: the priority level the sender
+ * put the packet on the wire at, plus one (0: not said, as by a sender that predates the field); a receiver learns
+ * from it which levels of its switch port had drained (see {@code DownlinkDrain}). The packet is exactly 40 +
+ * segment length bytes long; anything else is malformed.
  */
 public final class DataHeader extends CommonHeader {
     public static final int MESSAGE_LENGTH_OFFSET = 12;
@@ -38,6 +40,7 @@ public final class DataHeader extends CommonHeader {
     public static final int SEGMENT_LENGTH_OFFSET = 24;
     public static final int CUTOFFS_VERSION_OFFSET = 26;
     public static final int FLAGS_OFFSET = 28;
+    public static final int SENT_LEVEL_OFFSET = 29;
     public static final int ACK_ID_OFFSET = 32;
     public static final int LENGTH = 40;
 
@@ -113,6 +116,17 @@ public final class DataHeader extends CommonHeader {
         buffer.setByte(base + FLAGS_OFFSET, v);
         buffer.setByte(base + FLAGS_OFFSET + 1, 0);
         buffer.setShort(base + FLAGS_OFFSET + 2, 0);
+        return this;
+    }
+
+    /** The priority level the packet was sent at, or -1 when the sender did not say (see the class comment). */
+    public int sentLevel() {
+        return buffer.getUnsignedByte(base + SENT_LEVEL_OFFSET) - 1;
+    }
+
+    /** Sets {@link #sentLevel()}; -1 for not said. Call after {@link #flags(int)}, which clears it. */
+    public DataHeader sentLevel(int level) {
+        buffer.setByte(base + SENT_LEVEL_OFFSET, level + 1);
         return this;
     }
 

@@ -45,9 +45,18 @@ public final class PacketEncoder {
      */
     public ByteBuf data(long rpcId, int messageLength, int offset, int incoming, int cutoffsVersion, int flags,
                         long ackId, ByteBuf message, int segmentLength) {
+        return data(rpcId, messageLength, offset, incoming, cutoffsVersion, flags, ackId, message, segmentLength, -1);
+    }
+
+    /**
+     * {@link #data(long, int, int, int, int, int, long, ByteBuf, int)} that says the priority level it goes out at
+     * ({@code sentLevel}, -1: not said; see {@link DataHeader#sentLevel()}).
+     */
+    public ByteBuf data(long rpcId, int messageLength, int offset, int incoming, int cutoffsVersion, int flags,
+                        long ackId, ByteBuf message, int segmentLength, int sentLevel) {
         data.wrap(scratch, 0).writeCommon(PacketType.DATA, rpcId);
         data.messageLength(messageLength).offset(offset).incoming(incoming).segmentLength(segmentLength)
-                .cutoffsVersion(cutoffsVersion).flags(flags).ackId(ackId);
+                .cutoffsVersion(cutoffsVersion).flags(flags).sentLevel(sentLevel).ackId(ackId);
         ByteBuf b = packet(DataHeader.LENGTH + segmentLength, DataHeader.LENGTH);
         if (segmentLength > 0) {
             try {

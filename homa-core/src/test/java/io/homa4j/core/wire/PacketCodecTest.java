@@ -52,6 +52,10 @@ class PacketCodecTest {
         assertEquals(1234, d.ackId());
         assertEquals(DataHeader.LENGTH + 4, p.readableBytes());
         assertEquals("homa", p.toString(d.payloadIndex(), 4, StandardCharsets.US_ASCII));
+        assertEquals(-1, d.sentLevel(), "not said");
+        DataHeader atLevel = new DataHeader().wrap(keep(encoder.data(42, 11, 7, 9, 3, 0, 0, message, 4, 5)), 0);
+        assertEquals(5, atLevel.sentLevel());
+        assertFalse(atLevel.retransmit(), "the level does not spill into the flags");
     }
 
     private ByteBuf keep0(ByteBuf b) {

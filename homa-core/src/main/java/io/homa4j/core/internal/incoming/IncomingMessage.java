@@ -82,6 +82,10 @@ public final class IncomingMessage implements Ranked {
     private long reservedBytes;
     /** {@link #granted} before our latest GRANT raised it. */
     private int grantedBeforeLastGrant;
+    /** The lowest priority level the bytes still owed may have been sent at (see {@link #owedLevel()}). */
+    private int owedLevel;
+    /** Whether it has been the FIFO share's target (see {@code GrantScheduler.fifoTarget}). */
+    private boolean fifoTarget;
 
     /**
      * @param owner         the RPC this message belongs to
@@ -89,9 +93,12 @@ public final class IncomingMessage implements Ranked {
      * @param error         the ERROR flag from the first DATA seen
      * @param senderGranted the sender's {@code incoming} from that DATA: what it may send unasked
      * @param sequence      arrival order among all incoming messages (grant ties go to the oldest)
+     * @param firstLevel    the level the first DATA seen was sent at (its unscheduled bytes'), -1 if not said
      */
-    public IncomingMessage(MessageOwner owner, int length, boolean error, int senderGranted, long sequence) {
+    public IncomingMessage(MessageOwner owner, int length, boolean error, int senderGranted, long sequence,
+                           int firstLevel) {
         this.owner = owner;
+        this.owedLevel = Math.max(0, firstLevel); // not said: the lowest, so only an idle port proves a loss
         this.length = length;
         this.ranges = new ReceivedRanges(maxRanges(length));
         this.error = error;
@@ -336,8 +343,11 @@ public final class IncomingMessage implements Ranked {
         return granted;
     }
 
-    /** Raises the granted offset (grant scheduler only). */
-    public void granted(int offset) {
+    /** Raises the granted offset, the sender to send the new bytes at {@code level} (grant scheduler only). */
+    public void granted(int offset, int level) {
+        // Bytes already owed were sent at the levels of earlier grants: the lowest of them stays the one to wait
+        // for. With nothing owed, the new grant's level is the only one.
+        owedLevel = granted <= receivedBytes ? level : Math.min(owedLevel, level);
         grantedBeforeLastGrant = granted;
         granted = offset;
         invited = offset;
@@ -382,6 +392,25 @@ public final class IncomingMessage implements Ranked {
     /** Sets {@link #senderSilent()} (grant scheduler only). */
     public void senderSilent(boolean silent) {
         senderSilent = silent;
+    }
+
+    /**
+     * The lowest priority level at which bytes still owed (granted, not received) may have been sent: the level of
+     * the first packet (unscheduled bytes), then of every GRANT issued while bytes were owed. Missing bytes can
+     * only be waiting at the switch port while that level was never drained (see {@code DownlinkDrain}).
+     */
+    public int owedLevel() {
+        return owedLevel;
+    }
+
+    /** It is the FIFO share's target (grant scheduler only; see {@code GrantScheduler.fifoTarget}). */
+    public void becameFifoTarget() {
+        fifoTarget = true;
+    }
+
+    /** Whether it has been the FIFO share's target. */
+    public boolean wasFifoTarget() {
+        return fifoTarget;
     }
 
     /** Bytes granted (unscheduled included) that have not arrived. */

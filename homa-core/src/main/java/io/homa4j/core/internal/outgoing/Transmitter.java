@@ -301,7 +301,7 @@ public final class Transmitter {
         ByteBuf packet;
         try {
             packet = encoder.data(m.owner().wireId(), m.length(), offset, m.granted(), m.owner().cutoffsVersion(),
-                    m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment);
+                    m.flags() | extraFlags, m.owner().takePiggybackAck(), m.payload(), segment, priority);
         } catch (RuntimeException unreadable) {
             // The application released (or shrank) a buffer it had handed over. Only this message is affected:
             // left in the queues it would stay first and fail every later transmit, breaking the whole engine.

@@ -462,7 +462,8 @@ public final class ClientCalls extends RpcHalf {
             }
             return;
         }
-        int silentTicks = silent.silentTick();
+        // Missing response bytes may wait at our switch port behind higher levels; a response not begun cannot
+        int silentTicks = response == null ? silent.silentTick() : silent.silentTick(receiver.portDrainedFor(response));
         boolean serverHeard = rpc.server().heardWithin(silenceRules.peerGoneNanos(config.tickNanos()), clock.now());
         int resendTicks = silenceRules.resendTicksFor(rpc.server().rtt());
         if (silent.clientAbortDue(silenceRules, serverHeard, resendTicks)) {
@@ -494,7 +495,7 @@ public final class ClientCalls extends RpcHalf {
                 continue;
             }
             rpc.resendQueued(false);
-            rpc.silence().resendSent();
+            rpc.silence().resendSent(silenceRules, silenceRules.resendTicksFor(rpc.server().rtt()));
             sendResend(rpc);
         }
     }

@@ -6,6 +6,7 @@ import io.homa4j.core.internal.incoming.IncomingMessage;
 import io.homa4j.core.internal.message.MessageOwner;
 import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.peer.Peer;
+import io.homa4j.core.internal.timer.DownlinkDrain;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
@@ -27,6 +28,8 @@ public final class Receiver {
     private final GrantScheduler grants;
     private final EngineClock clock;
     private final GrantScheduler.GrantSender grantSender;
+    /** What arriving DATA proves about our switch port's queues (see {@link #portDrainedFor}). */
+    private final DownlinkDrain drain;
     private long bufferedBytes;
 
     public Receiver(HomaConfig config, Metrics metrics, PacketVerdict verdict, GrantScheduler grants,
@@ -36,6 +39,7 @@ public final class Receiver {
         this.verdict = verdict;
         this.grants = grants;
         this.clock = clock;
+        this.drain = new DownlinkDrain(config.priorityLevels(), config.linkMbps(), clock.now());
         this.grantSender = (message, offset, priority) -> {
             MessageOwner owner = message.owner();
             // the peer's DATA for this message carries the other end's id of the RPC: ours with the low bit flipped
@@ -88,7 +92,7 @@ public final class Receiver {
         int claimed = Math.min(first.incoming(), Math.max(config.unscheduledBytes(),
                 first.offset() + first.segmentLength()));
         IncomingMessage m = new IncomingMessage(owner, first.messageLength(), first.error(), claimed,
-                clock.nextSequence());
+                clock.nextSequence(), first.sentLevel());
         grants.added(m);
         return m;
     }
@@ -164,6 +168,31 @@ public final class Receiver {
             peer.addBufferedBytes(-r);
             bufferedBytes -= r;
         }
+    }
+
+    /**
+     * A DATA packet of {@code wireBytes} arrived, sent at {@code sentLevel} (-1: not said); any DATA, also one no
+     * RPC takes: it went through our switch port.
+     */
+    public void dataArrived(int sentLevel, int wireBytes, long nowNanos) {
+        drain.dataArrived(sentLevel, wireBytes, nowNanos);
+    }
+
+    /** A timer tick at {@code nowNanos}, before the RPCs' timers ask {@link #portDrainedFor}. */
+    public void tick(long nowNanos) {
+        drain.tick(nowNanos);
+    }
+
+    /**
+     * Whether a silent tick of {@code m}'s sender counts whole towards a RESEND: our switch port was seen drained
+     * during the tick at the lowest level {@code m}'s missing bytes may have been sent at, so they are not waiting
+     * there (lost, or not sent yet, which the sender answers with BUSY). Otherwise they may be queued behind higher
+     * levels, and a RESEND would most likely draw a copy of packets still on their way. The exception is the
+     * FIFO share's target ({@link GrantScheduler#fifoTarget}): its queued bytes are asked for again on purpose,
+     * at the highest level, so the oldest message still progresses under SRPT.
+     */
+    boolean portDrainedFor(IncomingMessage m) {
+        return drain.drainedDuringLastTick(m.owedLevel()) || grants.fifoTarget(m);
     }
 
     /** Runs the grant policy; the GRANTs it issues go out at once. */

@@ -416,12 +416,15 @@ public final class ServerCalls extends RpcHalf {
                     }
                     return;
                 }
-                int silentTicks = silent.silentTick();
+                int silentTicks = silent.silentTick(receiver.portDrainedFor(request));
                 int resendTicks = silenceRules.resendTicksFor(rpc.client().rtt());
                 if (silenceRules.abortDue(silentTicks)) {
                     expire(rpc);
-                } else if (rpc.isAddressProven() ? silenceRules.resendDue(silentTicks, resendTicks)
+                } else if (rpc.isAddressProven() ? silent.serverResendDue(silenceRules, resendTicks)
                         : silent.takeProbe(silenceRules, resendTicks, true)) {
+                    if (rpc.isAddressProven()) {
+                        silent.resendSent(silenceRules, resendTicks);
+                    }
                     receiver.senderSilent(request);
                     control.requestGaps(rpc, request);
                 } else if (silentTicks >= resendTicks) {

@@ -8,9 +8,16 @@ package io.homa4j.core.internal.timer;
  */
 public final class RpcSilence {
     private int silentTicks;
+    /**
+     * The silent ticks in which our switch port was seen drained at the level the missing bytes were sent at (see
+     * {@link #silentTick(boolean)}): had they been queued there, they would have come. Reset with silentTicks.
+     */
+    private int drainedTicks;
+    /** The other silent ticks: the missing bytes may still wait at the port behind higher levels. */
+    private int undrainedTicks;
     private int heldTicks;
     private int unansweredResends;
-    /** {@link #silentTicks} when the last RESEND went out (0: none since the peer was last heard). */
+    /** {@link #resendClock} when the last RESEND went out (0: none since the peer was last heard). */
     private int silenceAtLastResend;
     /** BUSY answers in a row since the peer last moved the RPC on (data or grant); stretches RESENDs. */
     private int busyStreak;
@@ -54,17 +61,41 @@ public final class RpcSilence {
      * @return the silent ticks so far
      */
     public int silentTick() {
+        return silentTick(true);
+    }
+
+    /**
+     * A tick without a word from the peer about a message whose missing bytes our switch port may hold:
+     * {@code drained} says whether the port was seen drained at their level during the tick (see
+     * {@code DownlinkDrain}). Every silent tick counts towards the abort timeout; towards a RESEND, a drained tick
+     * counts whole and an undrained one only a little (see {@link SilenceRules#resendClock}).
+     *
+     * @return the silent ticks so far
+     */
+    public int silentTick(boolean drained) {
         heldTicks = 0;
         if (silentTicks == 0) {
             unansweredResends = 0;
             silenceAtLastResend = 0;
+            drainedTicks = 0;
+            undrainedTicks = 0;
+        }
+        if (drained) {
+            drainedTicks++;
+        } else {
+            undrainedTicks++;
         }
         return ++silentTicks;
     }
 
-    /** A client RESEND went out into this silence. */
-    public void resendSent() {
-        silenceAtLastResend = silentTicks;
+    /** The silence as the RESEND timers count it, for a peer whose RESEND interval is {@code peerResendTicks}. */
+    private int resendClock(SilenceRules rules, int peerResendTicks) {
+        return rules.resendClock(drainedTicks, undrainedTicks, peerResendTicks);
+    }
+
+    /** A RESEND went out into this silence; {@code peerResendTicks} as for the check that made it due. */
+    public void resendSent(SilenceRules rules, int peerResendTicks) {
+        silenceAtLastResend = resendClock(rules, peerResendTicks);
         unansweredResends++;
     }
 
@@ -73,7 +104,15 @@ public final class RpcSilence {
      * {@link SilenceRules#resendDue(int, int, int, int)}).
      */
     public boolean clientResendDue(SilenceRules rules, int peerResendTicks) {
-        return rules.resendDue(silentTicks, silenceAtLastResend, busyStreak, peerResendTicks);
+        return rules.resendDue(resendClock(rules, peerResendTicks), silenceAtLastResend, busyStreak, peerResendTicks);
+    }
+
+    /**
+     * Whether a server's RESEND to a client that proved its address is due now: every {@code peerResendTicks} of
+     * the RESEND clock, without back-off (see {@link SilenceRules#resendDue(int, int)}).
+     */
+    public boolean serverResendDue(SilenceRules rules, int peerResendTicks) {
+        return rules.resendDue(resendClock(rules, peerResendTicks), silenceAtLastResend, 0, peerResendTicks);
     }
 
     /** Whether a client gives the RPC up now (see {@link SilenceRules#clientAbortDue(int, int, boolean, int)}). */

@@ -130,17 +130,14 @@ public final class SilenceRules {
     }
 
     /**
-     * A server's RESEND rule for a client that has proven its address (see {@link #MAX_UNANSWERED_PROBES}): every
-     * resendTicks of silence, without back-off. Missing granted bytes are most often queued behind a congested
-     * port, and backing off there delayed a long message under an incast stream past its deadline.
+     * The silence as a RESEND timer counts it: every tick in which our switch port was seen drained at the level
+     * of the missing bytes ({@code drainedTicks}), and the others ({@code undrainedTicks}, the bytes may still be
+     * queued behind higher levels) at {@code peerResendTicks / keepAliveTicks} of a tick each. So a silence the
+     * port can explain still draws a RESEND after {@link #keepAliveTicks()}: a loss is repaired, and a live peer
+     * answers, before the abort timeout, even while higher levels keep the port busy throughout.
      */
-    public boolean resendDue(int silentTicks) {
-        return resendDue(silentTicks, resendTicks);
-    }
-
-    /** {@link #resendDue(int)} with the peer's own RESEND interval (see {@link #resendTicksFor}). */
-    public boolean resendDue(int silentTicks, int peerResendTicks) {
-        return silentTicks >= peerResendTicks && (silentTicks - peerResendTicks) % peerResendTicks == 0;
+    public int resendClock(int drainedTicks, int undrainedTicks, int peerResendTicks) {
+        return drainedTicks + (int) ((long) undrainedTicks * peerResendTicks / keepAliveTicks());
     }
 
     /** Silent ticks before a server's first RESEND for missing request bytes. */

@@ -42,10 +42,10 @@ class GrantSchedulerTest {
     private static Set<IncomingMessage> grantedInOnePass(int maxPerPeer, IncomingMessage[] messages) {
         GrantScheduler scheduler = new GrantScheduler(8, maxPerPeer, 1_000_000, 0, PACKET, 10 * PACKET,
                 new ScheduledPriorities(3), new Metrics());
-        messages[0] = new IncomingMessage(new FakeRpc(BUSY_PEER), 400_000, false, 10_000, 0);
-        messages[1] = new IncomingMessage(new FakeRpc(BUSY_PEER), 410_000, false, 10_000, 1);
-        messages[2] = new IncomingMessage(new FakeRpc(BUSY_PEER), 420_000, false, 10_000, 2);
-        messages[3] = new IncomingMessage(new FakeRpc(OTHER_PEER), 430_000, false, 10_000, 3);
+        messages[0] = new IncomingMessage(new FakeRpc(BUSY_PEER), 400_000, false, 10_000, 0, -1);
+        messages[1] = new IncomingMessage(new FakeRpc(BUSY_PEER), 410_000, false, 10_000, 1, -1);
+        messages[2] = new IncomingMessage(new FakeRpc(BUSY_PEER), 420_000, false, 10_000, 2, -1);
+        messages[3] = new IncomingMessage(new FakeRpc(OTHER_PEER), 430_000, false, 10_000, 3, -1);
         for (IncomingMessage m : messages) {
             scheduler.added(m);
         }
@@ -78,7 +78,7 @@ class GrantSchedulerTest {
         GrantScheduler scheduler = new GrantScheduler(8, 1, 1_000_000, 0, PACKET, 10 * PACKET,
                 new ScheduledPriorities(3), new Metrics());
         for (int i = 0; i < count; i++) {
-            scheduler.added(new IncomingMessage(new FakeRpc(BUSY_PEER), 400_000 + i, false, 10_000, i));
+            scheduler.added(new IncomingMessage(new FakeRpc(BUSY_PEER), 400_000 + i, false, 10_000, i, -1));
         }
         return scheduler;
     }
@@ -87,14 +87,14 @@ class GrantSchedulerTest {
     void aPeerWhoseMessagesLeftAndCameBackIsAskedAgain() {
         GrantScheduler scheduler = busyPeerScheduler(50);
         // A short message of the other peer: fully granted in one pass, so it leaves the active set then.
-        IncomingMessage shortOne = new IncomingMessage(new FakeRpc(OTHER_PEER), 20_000, false, 10_000, 50);
+        IncomingMessage shortOne = new IncomingMessage(new FakeRpc(OTHER_PEER), 20_000, false, 10_000, 50, -1);
         scheduler.added(shortOne);
         Set<IncomingMessage> first = pass(scheduler);
         assertEquals(20_000, shortOne.granted());
         assertEquals(2, first.size(), "the busy peer's shortest and the short one");
         // The other peer comes back with the longest message of all, last in SRPT order behind 49 of the busy
         // peer's: it is still found.
-        IncomingMessage comeback = new IncomingMessage(new FakeRpc(OTHER_PEER), 900_000, false, 10_000, 51);
+        IncomingMessage comeback = new IncomingMessage(new FakeRpc(OTHER_PEER), 900_000, false, 10_000, 51, -1);
         scheduler.added(comeback);
         assertEquals(Set.of(comeback), pass(scheduler), "the busy peer's front message still has its window");
         scheduler.removed(comeback);
@@ -104,11 +104,11 @@ class GrantSchedulerTest {
     @Test
     void aNewPeerRankedLastIsPickedOnceTheOthersHaveTheirPicks() {
         GrantScheduler scheduler = busyPeerScheduler(20);
-        scheduler.added(new IncomingMessage(new FakeRpc(OTHER_PEER), 410_000, false, 10_000, 20));
+        scheduler.added(new IncomingMessage(new FakeRpc(OTHER_PEER), 410_000, false, 10_000, 20, -1));
         assertEquals(2, pass(scheduler).size(), "one message of each of the two peers");
         // Every peer has its pick, so the walk stopped at the second; a third peer's message, ranked behind all
         // 21, must still be found.
-        IncomingMessage third = new IncomingMessage(new FakeRpc(THIRD_PEER), 900_000, false, 10_000, 21);
+        IncomingMessage third = new IncomingMessage(new FakeRpc(THIRD_PEER), 900_000, false, 10_000, 21, -1);
         scheduler.added(third);
         assertTrue(pass(scheduler).contains(third), "the third peer's message got a grant");
     }
@@ -124,7 +124,7 @@ class GrantSchedulerTest {
     }
 
     private static IncomingMessage message(InetSocketAddress peer, int length, long sequence) {
-        return new IncomingMessage(new FakeRpc(peer), length, false, UNSCHEDULED, sequence);
+        return new IncomingMessage(new FakeRpc(peer), length, false, UNSCHEDULED, sequence, -1);
     }
 
     private static Set<IncomingMessage> pass(GrantScheduler scheduler) {
@@ -173,7 +173,7 @@ class GrantSchedulerTest {
         // one message, incoming budget 8 packets: window 4 packets, unscheduled one packet
         GrantScheduler scheduler = new GrantScheduler(8, 1, 8L * PACKET, 0, PACKET, PACKET,
                 new ScheduledPriorities(3), new Metrics());
-        IncomingMessage m = new IncomingMessage(new FakeRpc(BUSY_PEER), 100 * PACKET, false, PACKET, 0);
+        IncomingMessage m = new IncomingMessage(new FakeRpc(BUSY_PEER), 100 * PACKET, false, PACKET, 0, -1);
         scheduler.added(m);
         assertEquals(Set.of(m), pass(scheduler));
         assertEquals(4 * PACKET, m.granted());
@@ -206,7 +206,7 @@ class GrantSchedulerTest {
         IncomingMessage a = message(BUSY_PEER, 200_000, 0);
         GrantScheduler scheduler = twoSlotScheduler(2 * UNSCHEDULED, a, message(OTHER_PEER, 300_000, 1));
         assertTrue(pass(scheduler).isEmpty());
-        IncomingMessage d = new IncomingMessage(new FakeRpc(THIRD_PEER), 250_000, false, 0, 2);
+        IncomingMessage d = new IncomingMessage(new FakeRpc(THIRD_PEER), 250_000, false, 0, 2, -1);
         scheduler.added(d);
         receive(scheduler, a, UNSCHEDULED); // room for grants; a stays in front
         assertEquals(Set.of(a, d), pass(scheduler));

@@ -53,9 +53,9 @@ class IncomingMessageTest {
     void theSendersClaimOfWhatItMaySendInvitesNothing() {
         // A first packet claiming the whole message as sendable unasked (a forged 'incoming') reserves no more
         // than the bytes it brings allow; only the grant scheduler's granted(offset) invites bytes ahead.
-        IncomingMessage claimed = new IncomingMessage(null, LENGTH, false, LENGTH, 1);
+        IncomingMessage claimed = new IncomingMessage(null, LENGTH, false, LENGTH, 1, -1);
         assertEquals(IncomingMessage.TOO_FAR_AHEAD, claimed.growthFor(GRANTED_OFFSET, SEGMENT));
-        claimed.granted(GRANTED_OFFSET + SEGMENT);
+        claimed.granted(GRANTED_OFFSET + SEGMENT, 0);
         assertTrue(claimed.growthFor(GRANTED_OFFSET, SEGMENT) > 0);
     }
 
@@ -109,8 +109,8 @@ class IncomingMessageTest {
         Collections.shuffle(offsets, new Random(7)); // segments straddle piece boundaries, in every order
         CountingAllocator alloc = new CountingAllocator();
         PacketEncoder encoder = new PacketEncoder(alloc);
-        IncomingMessage m = new IncomingMessage(null, message.length, false, SEGMENT, 1);
-        m.granted(message.length); // our grants invited all of it: any order is kept
+        IncomingMessage m = new IncomingMessage(null, message.length, false, SEGMENT, 1, -1);
+        m.granted(message.length, 0); // our grants invited all of it: any order is kept
         for (int offset : offsets) {
             int n = Math.min(SEGMENT, message.length - offset);
             assertEquals(n, offer(m, encoder, message, offset, n));
@@ -135,8 +135,8 @@ class IncomingMessageTest {
         new Random(8).nextBytes(message);
         CountingAllocator alloc = new CountingAllocator();
         PacketEncoder encoder = new PacketEncoder(alloc);
-        IncomingMessage m = new IncomingMessage(null, message.length, false, SEGMENT, 1);
-        m.granted(message.length);
+        IncomingMessage m = new IncomingMessage(null, message.length, false, SEGMENT, 1, -1);
+        m.granted(message.length, 0);
         assertEquals(SEGMENT, offer(m, encoder, message, 0, SEGMENT)); // one short first piece
         int before = alloc.handedOut.size();
         // The next growth regrows the first piece and appends three: the packet, the regrown piece and one

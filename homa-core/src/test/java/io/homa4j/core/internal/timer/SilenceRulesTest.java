@@ -43,7 +43,22 @@ class SilenceRulesTest {
         assertFalse(rules.probeDue(39, 35, 1, 5, true));
         assertFalse(rules.probeDue(500, 35, 2, 5, true), "two unanswered: no more");
         assertTrue(rules.probeDue(500, 35, 2, 5, false), "unless the client proved its address");
-        assertTrue(rules.resendDue(10) && !rules.resendDue(11), "that client's RESENDs go every resendTicks");
+        assertEquals(java.util.List.of(5, 10, 15, 20), serverResendTicks(rules, 5, 20),
+                "that client's RESENDs go every resendTicks");
+    }
+
+    /** The silent ticks (all with the port drained) at which a server RESENDs to a proven client. */
+    private static java.util.List<Integer> serverResendTicks(SilenceRules rules, int peerResendTicks, int ticks) {
+        RpcSilence silence = new RpcSilence();
+        java.util.List<Integer> due = new java.util.ArrayList<>();
+        for (int tick = 1; tick <= ticks; tick++) {
+            silence.silentTick(true);
+            if (silence.serverResendDue(rules, peerResendTicks)) {
+                silence.resendSent(rules, peerResendTicks);
+                due.add(tick);
+            }
+        }
+        return due;
     }
 
     /** The ticks at which probes go to a client that never answers, over one abort timeout. */
@@ -74,7 +89,7 @@ class SilenceRulesTest {
         assertEquals(100, rules.resendTicksFor(slow), "capped at keepAliveTicks");
         assertFalse(rules.resendDue(24, 0, 0, 25));
         assertTrue(rules.resendDue(25, 0, 0, 25));
-        assertTrue(rules.resendDue(25, 25) && !rules.resendDue(30, 25) && rules.resendDue(50, 25));
+        assertEquals(java.util.List.of(25, 50), serverResendTicks(rules, 25, 60));
         assertFalse(rules.clientAbortDue(1_000, 39, true, 25), "40 RESENDs of 25 ticks fit in abortTicks");
         assertTrue(rules.clientAbortDue(1_000, 40, true, 25));
     }

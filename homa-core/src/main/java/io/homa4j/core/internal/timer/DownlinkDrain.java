@@ -1,0 +1,80 @@
+package io.homa4j.core.internal.timer;
+
+/**
+ * What the DATA arriving at this host proves about the switch port in front of it: when each priority level's
+ * queue (and every level above it) was last empty. A receiver that misses granted bytes cannot tell from silence
+ * alone whether they were lost or wait at that port behind higher levels (a strict-priority port serves a level
+ * only while every higher one is empty; in the netlab rack at 80% load, bytes granted at a low level waited longer
+ * than any RESEND timeout, and each RESEND drew a copy of packets that were only queued). Two events can tell:
+ *
+ * <ul>
+ *   <li>a DATA packet sent at level {@code l} arrives (the sender writes the level into the packet): the port
+ *       started it only when every level above {@code l} was empty, so levels {@code > l} were drained then;</li>
+ *   <li>a timer tick in which DATA came in at under half the link rate: the port sends at the full rate while it
+ *       holds anything, so at some moment of that tick it held nothing, and every level was drained.</li>
+ * </ul>
+ *
+ * A silent tick of a message whose missing bytes were sent at level {@code p} or above counts towards a RESEND
+ * when level {@code p} was drained during it ({@link #drainedDuringLastTick}): had those bytes waited at the port
+ * then, they would have come. Packets whose sender did not say their level prove nothing but still count towards
+ * the rate. Engine thread only; owned by the {@code Receiver}.
+ */
+public final class DownlinkDrain {
+    private final long[] drainedAtNanos;
+    private final int linkMbps;
+    /** Wire bytes of DATA that arrived since the last tick. */
+    private long bytesSinceTick;
+    private long lastTickNanos;
+    private long previousTickNanos;
+
+    /**
+     * @param levels   priority levels in use
+     * @param linkMbps this host's link rate
+     * @param nowNanos the engine's start
+     */
+    public DownlinkDrain(int levels, int linkMbps, long nowNanos) {
+        this.drainedAtNanos = new long[levels];
+        this.linkMbps = linkMbps;
+        this.lastTickNanos = nowNanos;
+        this.previousTickNanos = nowNanos;
+        java.util.Arrays.fill(drainedAtNanos, Long.MIN_VALUE);
+    }
+
+    /**
+     * A DATA packet of {@code wireBytes} that its sender sent at {@code sentLevel} (-1: not said) arrived at
+     * {@code nowNanos}.
+     */
+    public void dataArrived(int sentLevel, int wireBytes, long nowNanos) {
+        bytesSinceTick += wireBytes;
+        if (sentLevel < 0) {
+            return;
+        }
+        for (int level = Math.max(0, sentLevel + 1); level < drainedAtNanos.length; level++) {
+            drainedAtNanos[level] = nowNanos;
+        }
+    }
+
+    /**
+     * A timer tick at {@code nowNanos}, before the RPCs' timers ask {@link #drainedDuringLastTick}: a tick with
+     * DATA at under half the link rate drained every level.
+     */
+    public void tick(long nowNanos) {
+        long elapsed = Math.min(Math.max(0, nowNanos - lastTickNanos), 1_000_000_000L); // no overflow after idling
+        // link bytes in the interval: Mbit/s = bits per microsecond, so bytes = ns x Mbit/s / 8,000
+        if (elapsed > 0 && bytesSinceTick * 2 * 8_000 < elapsed * linkMbps) {
+            java.util.Arrays.fill(drainedAtNanos, nowNanos);
+        }
+        previousTickNanos = lastTickNanos;
+        lastTickNanos = nowNanos;
+        bytesSinceTick = 0;
+    }
+
+    /**
+     * Whether the port's queue at {@code level} and every level above it was empty at some moment since the tick
+     * before the latest one (levels outside the range count as the nearest one).
+     */
+    public boolean drainedDuringLastTick(int level) {
+        int l = Math.max(0, Math.min(level, drainedAtNanos.length - 1));
+        return drainedAtNanos[l] > previousTickNanos;
+    }
+}
