@@ -187,6 +187,7 @@ final class ClientCommand implements Command {
         HistogramsCsv.write(plan.out(), results.rows());
         RunsCsv.write(plan.out(), List.of(new RunsCsv.ClientRun(plan.driver().workload().toString(),
                 java.time.Instant.now(), Provenance.commit(), stats)));
+        driver.writeLargestCalls(plan.out().resolve("largest-calls.csv"));
         out.println(stats.summaryLine());
         if (stats.failed() > 0 && driver.firstFailure() != null) {
             err.println(plan.protocol().id() + ": first failure: " + driver.firstFailure());

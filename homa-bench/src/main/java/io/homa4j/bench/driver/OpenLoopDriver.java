@@ -67,8 +67,19 @@ public final class OpenLoopDriver {
      * spinning towards it) before it had the CPU back and saw the request due: that part of the send lag is the
      * machine's (the thread was not running: scheduling, a JVM safepoint), not a queue in the client.
      */
-    private record Arrival(long intendedNanos, long wakeLagNanos, int length, int server, boolean record) {
+    private record Arrival(long index, long intendedNanos, long wakeLagNanos, int length, int server,
+                           boolean record) {
     }
+
+    /**
+     * The measured calls of the largest length bucket, one line each: the arrival's index (the same seed draws
+     * the same arrivals for every protocol, so a call can be followed from one protocol's run to another's), its
+     * server, length, intended start after the run's start, and round trip. Few enough to keep (W4 at the rack's
+     * defaults: about 190 per client run); the P99 of that bucket is a handful of them.
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<String> largestCalls =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile long startNanos;
 
     /** How late measured requests were handed to the transport, in all and split by cause. */
     private static final class Lags {
@@ -120,6 +131,7 @@ public final class OpenLoopDriver {
         long skipped = 0;
         double meanGap = config.meanGapNanos();
         long start = System.nanoTime();
+        startNanos = start;
         long measureFrom = start + config.warmupNanos();
         long end = measureFrom + config.durationNanos();
         long total = end - start;
@@ -131,7 +143,7 @@ public final class OpenLoopDriver {
                 long now = System.nanoTime();
                 while (nextArrival <= now && nextArrival < end) {
                     arrivals++;
-                    Arrival a = new Arrival(nextArrival, Math.max(0, now - Math.max(nextArrival, idleSince)),
+                    Arrival a = new Arrival(arrivals, nextArrival, Math.max(0, now - Math.max(nextArrival, idleSince)),
                             config.workload().sample(random),
                             client.servers() == 1 ? 0 : random.nextInt(client.servers()),
                             nextArrival >= measureFrom);
@@ -194,6 +206,18 @@ public final class OpenLoopDriver {
         return sendLag.getTotalCount() == 0 ? Double.NaN : sendLag.getValueAtPercentile(percentile) / 1e3;
     }
 
+    /**
+     * Writes the largest bucket's measured calls (see {@link #largestCalls}) to {@code file} as CSV: {@code
+     * arrival,server,length,intended_us,rtt_us}, in completion order.
+     */
+    public void writeLargestCalls(java.nio.file.Path file) throws java.io.IOException {
+        StringBuilder csv = new StringBuilder("arrival,server,length,intended_us,rtt_us\n");
+        for (String line : largestCalls) {
+            csv.append(line).append('\n');
+        }
+        java.nio.file.Files.writeString(file, csv);
+    }
+
     /** The first failure a call completed with, or null: for the summary when calls fail. */
     public Throwable firstFailure() {
         return firstFailure;
@@ -221,6 +245,10 @@ public final class OpenLoopDriver {
                 if (a.record) {
                     recorder.record(a.length, rtt);
                     recorded.increment();
+                    if (recorder.buckets().indexOf(a.length) == recorder.buckets().count() - 1) {
+                        largestCalls.add(a.index + "," + a.server + "," + a.length + ","
+                                + (a.intendedNanos - startNanos) / 1_000 + "," + rtt / 1_000);
+                    }
                 }
             }
             outstanding.decrementAndGet();

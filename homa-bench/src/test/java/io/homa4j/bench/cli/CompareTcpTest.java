@@ -117,6 +117,17 @@ class CompareTcpTest {
             }
             long a = totalCount(tmp.resolve("a").resolve("results.csv"), "tcp");
             long b = totalCount(tmp.resolve("b").resolve("results.csv"), "tcp");
+            // the largest bucket's calls one by one: as many lines as that bucket counted, each within its bounds
+            List<String> results = Files.readAllLines(tmp.resolve("a").resolve("results.csv"));
+            String[] largest = results.get(results.size() - 1).split(",");
+            String[] belowLargest = results.get(results.size() - 2).split(",");
+            List<String> calls = Files.readAllLines(tmp.resolve("a").resolve("largest-calls.csv"));
+            assertEquals("arrival,server,length,intended_us,rtt_us", calls.get(0));
+            assertEquals(Long.parseLong(largest[2]), calls.size() - 1);
+            for (String call : calls.subList(1, calls.size())) {
+                long length = Long.parseLong(call.split(",")[2]);
+                assertTrue(length > Long.parseLong(belowLargest[1]) && length <= Long.parseLong(largest[1]), call);
+            }
             CliTest.Result merged = CliTest.run("merge", "--in", tmp.resolve("a") + "," + tmp.resolve("b"),
                     "--out", tmp.resolve("m").toString());
             assertEquals(0, merged.code(), merged.err());
