@@ -462,7 +462,8 @@ public final class ClientCalls extends RpcHalf {
             }
             return;
         }
-        // Missing response bytes may wait at our switch port behind higher levels; a response not begun cannot
+        // Missing response bytes may wait at our switch port behind higher levels; before any of the response came,
+        // the wait is the server's (handling, or its own queue), which its BUSY answers tell
         int silentTicks = response == null ? silent.silentTick() : silent.silentTick(receiver.portDrainedFor(response));
         boolean serverHeard = rpc.server().heardWithin(silenceRules.peerGoneNanos(config.tickNanos()), clock.now());
         int resendTicks = silenceRules.resendTicksFor(rpc.server().rtt());

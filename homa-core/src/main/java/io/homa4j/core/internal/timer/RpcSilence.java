@@ -56,7 +56,8 @@ public final class RpcSilence {
     }
 
     /**
-     * A tick without a word from the peer; a new silence starts with no RESEND sent into it.
+     * A tick without a word from the peer that our switch port cannot explain (nothing of a message of theirs is
+     * owed to us: a response not begun, an ACK awaited); a new silence starts with no RESEND sent into it.
      *
      * @return the silent ticks so far
      */
@@ -109,7 +110,8 @@ public final class RpcSilence {
 
     /**
      * Whether a server's RESEND to a client that proved its address is due now: every {@code peerResendTicks} of
-     * the RESEND clock, without back-off (see {@link SilenceRules#resendDue(int, int)}).
+     * the RESEND clock, without back-off: missing granted bytes are most often queued behind a congested port, and
+     * backing off there delayed a long message under an incast stream past its deadline.
      */
     public boolean serverResendDue(SilenceRules rules, int peerResendTicks) {
         return rules.resendDue(resendClock(rules, peerResendTicks), silenceAtLastResend, 0, peerResendTicks);
