@@ -19,9 +19,6 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * The client half of an engine: every call from {@code call} until its response, failure or abort. Sends
@@ -38,7 +35,7 @@ public final class ClientCalls extends RpcHalf {
     static final int MAX_RESENDS_PER_PEER_PER_TICK = 8;
 
     private final RpcIds ids;
-    private final Map<Long, ClientRpc> rpcs = new HashMap<>();
+    private final ClientRpcTable rpcs = new ClientRpcTable();
     /** The call {@link #find} returned last, while it lives. */
     private ClientRpc lastFound;
     private final DeadlineQueue<ClientRpc> deadlines = new DeadlineQueue<>(ClientRpc::deadlineNanos, ClientRpc::id);
@@ -84,7 +81,7 @@ public final class ClientCalls extends RpcHalf {
         peer.rpcOpened();
         ClientRpc rpc = new ClientRpc(id, peer, deadlineNanos);
         rpc.request(outbound.send(rpc, peer, request, 0));
-        rpcs.put(id, rpc);
+        rpcs.add(rpc);
         deadlines.add(rpc);
         metrics.clientCall();
         tickClock.arm(clock.now());
@@ -352,7 +349,7 @@ public final class ClientCalls extends RpcHalf {
 
     /**
      * The live call {@code rpcId}, or null. The call found last is checked first: the packets of one socket read
-     * are mostly a run of one response's segments, which then cost one map lookup (and no boxed id) per run.
+     * are mostly a run of one response's segments, which then cost one table lookup per run.
      */
     private ClientRpc find(long rpcId) {
         ClientRpc last = lastFound;
@@ -396,7 +393,7 @@ public final class ClientCalls extends RpcHalf {
         }
         int failed = 0;
         // A copy: failing a call runs the listener, which may start or abort calls.
-        for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
+        for (ClientRpc rpc : rpcs.snapshot()) {
             if (rpc.server() == server && rpcs.get(rpc.id()) == rpc) {
                 fail(rpc, ErrorCode.UNAVAILABLE, "port unreachable: nothing listens at " + server.address()
                         + " (ICMP)", rpc.response() == null && !rpc.requestFullySent());
@@ -408,7 +405,7 @@ public final class ClientCalls extends RpcHalf {
 
     /** Fails every call with CANCELLED (engine close). */
     public void cancelAll() {
-        for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
+        for (ClientRpc rpc : rpcs.snapshot()) {
             if (rpcs.get(rpc.id()) == rpc) {
                 fail(rpc, ErrorCode.CANCELLED, "endpoint closed", rpc.response() == null && !rpc.requestFullySent());
             }
@@ -439,7 +436,7 @@ public final class ClientCalls extends RpcHalf {
     public void tick() {
         tickSerial++;
         // A copy: failing a call runs the listener, which may start or abort calls.
-        for (ClientRpc rpc : new ArrayList<>(rpcs.values())) {
+        for (ClientRpc rpc : rpcs.snapshot()) {
             if (rpcs.get(rpc.id()) == rpc) {
                 tick(rpc);
             }
