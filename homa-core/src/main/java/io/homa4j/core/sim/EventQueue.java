@@ -61,6 +61,11 @@ final class EventQueue {
         return heap[0].timePicos;
     }
 
+    /** The earliest event, left in the queue; only valid when not empty. */
+    SimEvent first() {
+        return heap[0];
+    }
+
     /** Removes and returns the earliest event, or null. */
     SimEvent poll() {
         if (size == 0) {

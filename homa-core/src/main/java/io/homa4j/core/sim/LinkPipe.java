@@ -11,6 +11,7 @@ final class LinkPipe extends SimEvent {
     private SimPacket tail;
 
     LinkPipe(boolean towardsHost) {
+        super(true);
         this.towardsHost = towardsHost;
     }
 
@@ -28,6 +29,7 @@ final class LinkPipe extends SimEvent {
         }
     }
 
+    /** Fires in place (see {@link SimEvent#firesInPlace}): moves on to the next packet's arrival, or leaves. */
     @Override
     void fire(SimulatedNetwork network) {
         SimPacket packet = head;
@@ -35,6 +37,7 @@ final class LinkPipe extends SimEvent {
         packet.next = null;
         if (head == null) {
             tail = null;
+            network.events().cancel(this);
         } else {
             network.events().schedule(this, head.arrivalPicos);
         }

@@ -11,6 +11,20 @@ abstract class SimEvent {
     long sequence;
     /** Position in the {@link EventQueue} heap, -1 when not scheduled. */
     int heapIndex = -1;
+    /**
+     * Fires while still first in the queue and, in {@link #fire}, either reschedules itself (moved within the heap:
+     * one sift instead of the removal's and the insertion's) or takes itself out. For the links and ports, which
+     * usually have the next packet waiting. Other events are taken out before they fire.
+     */
+    final boolean firesInPlace;
+
+    SimEvent() {
+        this(false);
+    }
+
+    SimEvent(boolean firesInPlace) {
+        this.firesInPlace = firesInPlace;
+    }
 
     final boolean isScheduled() {
         return heapIndex >= 0;

@@ -228,7 +228,10 @@ public final class SimulatedNetwork implements AutoCloseable {
     }
 
     private void step() {
-        SimEvent event = events.poll();
+        SimEvent event = events.first();
+        if (!event.firesInPlace) {
+            events.poll();
+        }
         nowPicos = event.timePicos;
         eventsProcessed++;
         event.fire(this);
@@ -403,7 +406,9 @@ public final class SimulatedNetwork implements AutoCloseable {
         port.transmitting = null;
         SimPacket next = port.dequeue();
         if (next != null) {
-            startTransmit(port, next);
+            startTransmit(port, next); // reschedules transmitDone, which fired in place
+        } else {
+            events.cancel(port.transmitDone);
         }
     }
 

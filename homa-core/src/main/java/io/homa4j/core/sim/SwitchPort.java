@@ -130,8 +130,15 @@ public final class SwitchPort {
         bytesTransmitted += packet.wireBytes;
     }
 
-    /** Fires when the downlink finishes serializing {@link #transmitting}. */
+    /**
+     * Fires when the downlink finishes serializing {@link #transmitting}; in place (see
+     * {@link SimEvent#firesInPlace}): the next packet's start reschedules it, an idle port takes it out.
+     */
     final class TransmitDone extends SimEvent {
+        TransmitDone() {
+            super(true);
+        }
+
         @Override
         void fire(SimulatedNetwork network) {
             network.transmitDone(SwitchPort.this);

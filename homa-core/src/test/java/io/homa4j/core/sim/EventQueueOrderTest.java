@@ -168,6 +168,70 @@ class EventQueueOrderTest {
         }
     }
 
+    /**
+     * Links and ports fire in place ({@link SimEvent#firesInPlace}): left first in the queue while they fire, they
+     * move themselves to their next time or cancel themselves, before or after other events are scheduled or moved.
+     * The order must be the one of taking them out first and scheduling them again, which the reference does.
+     */
+    @Test
+    void anEventFiringInPlaceKeepsTheOrderOfPollingItAndSchedulingItAgain() {
+        for (long seed = 11; seed <= 13; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            EventQueue queue = new EventQueue();
+            PriorityQueue<Probe> reference = new PriorityQueue<>(ORDER);
+            List<Probe> probes = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                probes.add(new Probe(i));
+            }
+            long sequence = 0;
+            for (Probe p : probes) {
+                sequence = schedule(queue, reference, p, random.nextLong(50), sequence);
+            }
+            for (int step = 0; step < 200_000 && !reference.isEmpty(); step++) {
+                Probe expected = reference.poll();
+                Probe got = (Probe) queue.first();
+                assertSame(expected, got, "seed " + seed + " step " + step);
+                long now = got.timePicos;
+                boolean inPlace = random.nextBoolean();
+                if (!inPlace) {
+                    assertSame(got, queue.poll());
+                }
+                boolean selfFirst = random.nextBoolean();
+                if (selfFirst) {
+                    sequence = resolve(queue, reference, got, inPlace, random, now, sequence);
+                }
+                for (int k = random.nextInt(3); k > 0; k--) {
+                    Probe other = probes.get(random.nextInt(probes.size()));
+                    if (other == got) {
+                        continue;
+                    }
+                    if (random.nextInt(5) == 0) {
+                        reference.remove(other);
+                        queue.cancel(other);
+                    } else {
+                        sequence = schedule(queue, reference, other, now + random.nextLong(30), sequence);
+                    }
+                }
+                if (!selfFirst) {
+                    sequence = resolve(queue, reference, got, inPlace, random, now, sequence);
+                }
+                assertEquals(reference.size(), queue.size());
+            }
+        }
+    }
+
+    /** The fired event's own step: scheduled again (3 in 4) or, if it fired in place, taken out. */
+    private static long resolve(EventQueue queue, PriorityQueue<Probe> reference, Probe got, boolean inPlace,
+                                SplittableRandom random, long now, long sequence) {
+        if (random.nextInt(4) != 0) {
+            return schedule(queue, reference, got, now + random.nextLong(30), sequence);
+        }
+        if (inPlace) {
+            queue.cancel(got);
+        }
+        return sequence;
+    }
+
     private static long schedule(EventQueue queue, PriorityQueue<Probe> reference, Probe p, long time,
                                  long sequence) {
         reference.remove(p);
