@@ -7,6 +7,9 @@ import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.RpcRejectedException;
+import io.homa4j.core.wire.CommonHeader;
+import io.homa4j.core.wire.DataHeader;
+import io.homa4j.core.wire.PacketType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 
@@ -18,7 +21,10 @@ import java.util.Map;
 
 /**
  * A scripted stand-in for HomaEngine, to test the API layer and the sockets before the real engine exists: every
- * message is one datagram {@code [magic u32][type u8][id u64][payload]}, no loss recovery. Deadlines are honoured
+ * message is one datagram {@code [frame][magic u32][type u8][id u64][payload]}, no loss recovery. The frame is a
+ * Homa DATA header with only its magic, version, type and segment length set: the transport coalesces a turn's
+ * equal-length packets to one peer into one GSO send and the receiver cuts the coalesced read by the length each
+ * packet declares ({@code PacketDecoder.framedLength}), as it does for the real engine's packets. Deadlines are honoured
  * through {@link #nextWakeNanos}/{@link #poll}, like the real engine's timers.
  */
 final class FakeEngine implements Engine {
@@ -27,6 +33,7 @@ final class FakeEngine implements Engine {
     static final byte RESPONSE = 2;
     static final byte ERROR = 3;
     static final int HEADER = 13;
+    private static final int FRAME = DataHeader.LENGTH;
 
     private record Call(InetSocketAddress server, long deadline) {
     }
@@ -61,7 +68,7 @@ final class FakeEngine implements Engine {
             if (closed) {
                 throw new RpcRejectedException(ErrorCode.CANCELLED, "closed");
             }
-            if (request.readableBytes() > config.maxUdpPayload() - HEADER) {
+            if (request.readableBytes() > config.maxUdpPayload() - FRAME - HEADER) {
                 throw new RpcRejectedException(ErrorCode.MESSAGE_TOO_LARGE, "fake engine: one datagram only");
             }
             long id = nextId;
@@ -115,13 +122,14 @@ final class FakeEngine implements Engine {
     @Override
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
         try {
-            if (closed || packet.readableBytes() < HEADER || packet.getInt(packet.readerIndex()) != MAGIC) {
+            int start = packet.readerIndex() + FRAME;
+            if (closed || packet.readableBytes() < FRAME + HEADER || packet.getInt(start) != MAGIC) {
                 droppedGarbage++;
                 return;
             }
-            byte type = packet.getByte(packet.readerIndex() + 4);
-            long id = packet.getLong(packet.readerIndex() + 5);
-            ByteBuf body = packet.retainedSlice(packet.readerIndex() + HEADER, packet.readableBytes() - HEADER);
+            byte type = packet.getByte(start + 4);
+            long id = packet.getLong(start + 5);
+            ByteBuf body = packet.retainedSlice(start + HEADER, packet.writerIndex() - start - HEADER);
             switch (type) {
                 case REQUEST -> {
                     long handle = nextHandle++;
@@ -189,7 +197,10 @@ final class FakeEngine implements Engine {
     }
 
     private static ByteBuf packet(byte type, long id, ByteBuf body) {
-        ByteBuf p = PooledByteBufAllocator.DEFAULT.directBuffer(HEADER + body.readableBytes());
+        ByteBuf p = PooledByteBufAllocator.DEFAULT.directBuffer(FRAME + HEADER + body.readableBytes());
+        p.writeShort(CommonHeader.MAGIC).writeByte(CommonHeader.VERSION).writeByte(PacketType.DATA.code())
+                .writeZero(FRAME - CommonHeader.RPC_ID_OFFSET);
+        p.setShort(DataHeader.SEGMENT_LENGTH_OFFSET, HEADER + body.readableBytes());
         p.writeInt(MAGIC).writeByte(type).writeLong(id).writeBytes(body, body.readerIndex(), body.readableBytes());
         return p;
     }

@@ -103,7 +103,6 @@ class HomaSchedulingSimTest {
         }
         network.runUntil(STREAM_NANOS);
         long finished = longCall.isDone() ? longCall.completionNanos() : -1;
-        System.out.println("DEBUG receiver " + receiver.engine().metrics() + " sender " + hosts[5].engine().metrics());
         awaitAll(network, shorts, 5 * SECONDS);
         awaitAll(network, List.of(longCall), 5 * SECONDS);
         assertTrue(longCall.succeeded(), longCall.toString());

@@ -23,11 +23,18 @@ import java.net.InetSocketAddress;
  * kernel as one slice of the block (one iovec, no per-packet component). A run with any other packet in it is
  * gathered into a {@code CompositeByteBuf} as before.
  *
- * <p>Batching: {@link #send} only queues; {@link #flush} (called by the engine at the end of each engine method)
- * writes, and flushes the sockets unless {@link #deferSocketFlush} left that to the end of the event-loop turn. A run is consecutive packets with the
- * same peer, level and length (the last may be shorter, as GSO allows), capped at {@link #MAX_GSO_SEGMENTS}
- * segments and {@link #MAX_GSO_BYTES} bytes. Plain writes of one flush reach the kernel as one sendmmsg. A turn
- * that writes more than {@link #FLUSH_AFTER_BYTES} flushes every time it has written that much.
+ * <p>Batching: {@link #send} only queues. A run is consecutive packets with the same peer, level and length (the
+ * last may be shorter, as GSO allows), capped at {@link #MAX_GSO_SEGMENTS} segments and {@link #MAX_GSO_BYTES}
+ * bytes. Without {@link #deferSocketFlush}, {@link #flush} (called by the engine at the end of each engine method)
+ * writes the run and flushes the sockets. With it (the event loop's mode), the run stays open across the engine's
+ * flushes until {@link #flushNow} at the end of the event-loop turn: the requests of 64 calls an application
+ * queued, or the responses of a burst of requests, each one engine method, leave as one GSO send per peer
+ * instead of one datagram each. Plain writes of one flush reach the kernel as one sendmmsg. A turn that writes
+ * more than {@link #FLUSH_AFTER_BYTES} flushes every time it has written that much.
+ *
+ * <p>Runs may therefore hold packets of different RPCs and types; the receiver, which gets a coalesced run as
+ * one UDP GRO read, cuts it by the length each packet declares ({@code PacketDecoder.framedLength}), so every
+ * packet handed to this sink must be a Homa packet (the {@link PacketSink} contract).
  *
  * <p>GSO fallback: when the kernel refuses a GSO send (EIO when the device cannot checksum, EINVAL/ENOTSUP
  * elsewhere), its packets are re-sent one by one and GSO stays off for this sink from then on, logged once.
@@ -166,10 +173,10 @@ public final class DatagramSink implements PacketSink {
     }
 
     /**
-     * While set, {@link #flush()} only closes the pending GSO run and leaves the sockets' flush to
-     * {@link #flushNow()}, which the engine driver calls at the end of the event-loop turn: every packet the
-     * engine sends while handling one recvmmsg batch (a grant per data packet, say) then reaches the kernel in one
-     * sendmmsg per socket instead of one send per packet.
+     * While set, {@link #flush()} does nothing and {@link #flushNow()}, which the engine driver calls at the end
+     * of the event-loop turn, writes the pending run and flushes the sockets: every packet the engine sends during
+     * one turn (a grant per data packet of a recvmmsg batch, the requests of calls queued by application threads)
+     * then reaches the kernel in as few GSO sends, and one sendmmsg per socket, as their peers and lengths allow.
      */
     public void deferSocketFlush(boolean defer) {
         this.deferSocketFlush = defer;
@@ -178,7 +185,6 @@ public final class DatagramSink implements PacketSink {
     @Override
     public void flush() {
         if (deferSocketFlush) {
-            emitRun();
             return;
         }
         flushNow();
