@@ -6,6 +6,7 @@ import io.homa4j.core.internal.metrics.Metrics;
 import io.homa4j.core.internal.order.FirstCachingSet;
 import io.homa4j.core.internal.order.Ranked;
 import io.homa4j.core.internal.pacer.Pacer;
+import io.homa4j.core.internal.timer.SilenceRules;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketEncoder;
 import io.homa4j.core.wire.PacketType;
@@ -43,9 +44,18 @@ public final class Transmitter {
     /**
      * How long a sent byte may still be on its way on the network (twice the configured RTT, at least one timer
      * tick): a RESEND does not retransmit bytes sent more recently than that, plus the host's lag, or than the
-     * receiver's measured round trip if longer (see {@link #inFlightNanos(OutgoingMessage)}).
+     * receiver's measured round trip if longer, at most {@link #maxInFlightNanos} (see
+     * {@link #inFlightNanos(OutgoingMessage)}).
      */
     private final long inFlightNanos;
+    /**
+     * The longest a receiver waits in silence before it asks again ({@link SilenceRules#keepAliveTicks()}, the cap
+     * of its RESEND interval): bytes sent longer ago than that cannot count as still on their way, whatever the
+     * measured round trip says. Without the cap, one estimate inflated by a stalled probe (seconds) made this
+     * sender answer BUSY to every RESEND for a lost packet for seconds, each BUSY keeping both sides' timers from
+     * ever ending the RPC (TransportFuzzTest, 2026-12-04).
+     */
+    private final long maxInFlightNanos;
     /** The host's recent lag in reading its sockets (see {@link #hostLag}); widens the in-flight time. */
     private long hostLagNanos;
     /**
@@ -75,6 +85,8 @@ public final class Transmitter {
         this.neverDeferBytes = config.pacerNeverDeferBytes();
         this.controlPriority = config.priorityLevels() - 1;
         this.inFlightNanos = Math.max(2L * config.rttMicros() * 1_000, config.tickNanos());
+        this.maxInFlightNanos = Math.max(inFlightNanos,
+                (long) new SilenceRules(config).keepAliveTicks() * config.tickNanos());
         this.fifoEvery = config.fifoGrantFraction() > 0 ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction()))
                 : Integer.MAX_VALUE;
     }
@@ -155,7 +167,7 @@ public final class Transmitter {
      * RESENDs that crossed it drew copies of packets that were only queued.
      */
     private long inFlightNanos(OutgoingMessage m) {
-        return Math.max(inFlightNanos + 3 * hostLagNanos, m.peerTimeoutNanos());
+        return Math.min(maxInFlightNanos, Math.max(inFlightNanos + 3 * hostLagNanos, m.peerTimeoutNanos()));
     }
 
     /**
@@ -266,7 +278,7 @@ public final class Transmitter {
             m.owner().onFirstSent(nowNanos);
         }
         // Checkpoints a window apart: a byte then counts as settled between one and two windows after it left.
-        m.advance(segment, nowNanos, Math.max(inFlightNanos, m.peerTimeoutNanos()));
+        m.advance(segment, nowNanos, Math.min(maxInFlightNanos, Math.max(inFlightNanos, m.peerTimeoutNanos())));
         if (keepPlace && !m.hasSendableBytes()) {
             dequeue(m);
         }
