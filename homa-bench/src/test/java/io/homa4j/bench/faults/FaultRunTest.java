@@ -48,9 +48,15 @@ class FaultRunTest {
                 "a duplicated request does not run the handler again: " + outcome);
     }
 
+    /**
+     * 5% of the datagrams corrupted: which ones depends on the two event loops' timing, and most flips land in
+     * payload bytes the engine cannot judge. At 1% (about 110 flips in 200 calls) 3 of 30 runs had no flip the
+     * engines could tell, so the last assertion failed at random; at 5% 30 runs had 13-22 engine drops each
+     * (`faults --loss 0,...,0 --corrupt 0.05 --calls 200 --max-message 200000 --seed 11`, 2026-12-04).
+     */
     @Test
     void corruptionNeverHangsOrLeaksAndTheEngineDropsWhatItCanTell() throws Exception {
-        FaultOutcome outcome = FaultRun.run(PLAN.with(Faults.NONE.withCorrupt(0.01)));
+        FaultOutcome outcome = FaultRun.run(PLAN.with(Faults.NONE.withCorrupt(0.05)));
         System.out.println(outcome);
         // Wrong bytes are possible: a flipped payload bit is invisible without a checksum (Faults#corrupt).
         assertEquals(0, outcome.untyped(), outcome.toString());
