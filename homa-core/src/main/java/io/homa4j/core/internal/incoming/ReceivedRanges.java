@@ -27,6 +27,11 @@ public final class ReceivedRanges {
         if (end <= start) {
             return 0;
         }
+        if (count > 0 && start == ends[count - 1]) {
+            // The usual case, the next packet in order: it extends the last interval, and nothing lies past it.
+            ends[count - 1] = end;
+            return end - start;
+        }
         // first interval whose end >= start (may merge), last interval whose start <= end
         int lo = lowerBoundEnd(start);
         int hi = lo;

@@ -20,7 +20,15 @@ package io.homa4j.core.internal.timer;
  * the rate. Engine thread only; owned by the {@code Receiver}.
  */
 public final class DownlinkDrain {
-    private final long[] drainedAtNanos;
+    /**
+     * When a DATA packet sent at each level last arrived. Level {@code l} was drained at the latest such arrival
+     * below {@code l}, or at {@link #allDrainedAtNanos}, whichever is later: kept this way, a packet costs one
+     * store, and the walk over the levels below is left to {@link #drainedDuringLastTick}, which the timers ask
+     * once per tick for each silent message, far less often than packets arrive.
+     */
+    private final long[] arrivedAtNanos;
+    /** The last tick in which DATA came in at under half the link rate, so that every level was drained. */
+    private long allDrainedAtNanos = Long.MIN_VALUE;
     private final int linkMbps;
     /** Wire bytes of DATA that arrived since the last tick. */
     private long bytesSinceTick;
@@ -33,11 +41,11 @@ public final class DownlinkDrain {
      * @param nowNanos the engine's start
      */
     public DownlinkDrain(int levels, int linkMbps, long nowNanos) {
-        this.drainedAtNanos = new long[levels];
+        this.arrivedAtNanos = new long[levels];
         this.linkMbps = linkMbps;
         this.lastTickNanos = nowNanos;
         this.previousTickNanos = nowNanos;
-        java.util.Arrays.fill(drainedAtNanos, Long.MIN_VALUE);
+        java.util.Arrays.fill(arrivedAtNanos, Long.MIN_VALUE);
     }
 
     /**
@@ -46,11 +54,8 @@ public final class DownlinkDrain {
      */
     public void dataArrived(int sentLevel, int wireBytes, long nowNanos) {
         bytesSinceTick += wireBytes;
-        if (sentLevel < 0) {
-            return;
-        }
-        for (int level = Math.max(0, sentLevel + 1); level < drainedAtNanos.length; level++) {
-            drainedAtNanos[level] = nowNanos;
+        if (sentLevel >= 0 && sentLevel < arrivedAtNanos.length) {
+            arrivedAtNanos[sentLevel] = nowNanos;
         }
     }
 
@@ -62,7 +67,7 @@ public final class DownlinkDrain {
         long elapsed = Math.min(Math.max(0, nowNanos - lastTickNanos), 1_000_000_000L); // no overflow after idling
         // link bytes in the interval: Mbit/s = bits per microsecond, so bytes = ns x Mbit/s / 8,000
         if (elapsed > 0 && bytesSinceTick * 2 * 8_000 < elapsed * linkMbps) {
-            java.util.Arrays.fill(drainedAtNanos, nowNanos);
+            allDrainedAtNanos = nowNanos;
         }
         previousTickNanos = lastTickNanos;
         lastTickNanos = nowNanos;
@@ -74,7 +79,15 @@ public final class DownlinkDrain {
      * before the latest one (levels outside the range count as the nearest one).
      */
     public boolean drainedDuringLastTick(int level) {
-        int l = Math.max(0, Math.min(level, drainedAtNanos.length - 1));
-        return drainedAtNanos[l] > previousTickNanos;
+        if (allDrainedAtNanos > previousTickNanos) {
+            return true;
+        }
+        int l = Math.max(0, Math.min(level, arrivedAtNanos.length - 1));
+        for (int below = 0; below < l; below++) {
+            if (arrivedAtNanos[below] > previousTickNanos) {
+                return true; // the port sent a packet of a lower level then: level l and all above were empty
+            }
+        }
+        return false;
     }
 }
