@@ -61,6 +61,11 @@ public final class GrantScheduler {
     private final Set<IncomingMessage> grantedSet = new HashSet<>();
     /** Between {@link #beforeUpdate} and {@link #afterUpdate}: the message was taken out of the SRPT order. */
     private boolean reorderPending;
+    /**
+     * Between {@link #beforeUpdate} and {@link #afterUpdate}: the message is in {@link #activeMembers} (the update
+     * cannot change that, so the bracket asks the set once per packet, not twice).
+     */
+    private boolean updatingActive;
     /** Scratch of {@link #schedule}: messages it granted fully, deactivated after the pass over the candidates. */
     private final List<IncomingMessage> fullyGranted = new ArrayList<>();
     private long outstanding;
@@ -116,13 +121,14 @@ public final class GrantScheduler {
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
-        reorderPending = activeMembers.contains(m) && active.beginUpdate(m, maxNewBytes);
+        updatingActive = activeMembers.contains(m);
+        reorderPending = updatingActive && active.beginUpdate(m, maxNewBytes);
     }
 
     /** Call after {@link IncomingMessage#accept}: re-inserts with the new counters. */
     public void afterUpdate(IncomingMessage m) {
         outstanding += inFlight(m);
-        if (activeMembers.contains(m)) {
+        if (updatingActive) {
             // A packet may raise the grant to the whole message (a retransmission's incoming): then m leaves.
             boolean stillActive = m.granted() < m.length();
             if (reorderPending) {
@@ -135,6 +141,7 @@ public final class GrantScheduler {
             }
         }
         reorderPending = false;
+        updatingActive = false;
         refreshGrantedSet(m);
     }
 
