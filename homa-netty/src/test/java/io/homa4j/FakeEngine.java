@@ -7,7 +7,6 @@ import io.homa4j.core.PacketSink;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.RpcRejectedException;
-import io.homa4j.core.wire.CommonHeader;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.PacketType;
 import io.netty.buffer.ByteBuf;
@@ -22,7 +21,7 @@ import java.util.Map;
 /**
  * A scripted stand-in for HomaEngine, to test the API layer and the sockets before the real engine exists: every
  * message is one datagram {@code [frame][magic u32][type u8][id u64][payload]}, no loss recovery. The frame is a
- * Homa DATA header with only its magic, version, type and segment length set: the transport coalesces a turn's
+ * Homa DATA header with only its common part and segment length set: the transport coalesces a turn's
  * equal-length packets to one peer into one GSO send and the receiver cuts the coalesced read by the length each
  * packet declares ({@code PacketDecoder.framedLength}), as it does for the real engine's packets. Deadlines are honoured
  * through {@link #nextWakeNanos}/{@link #poll}, like the real engine's timers.
@@ -197,10 +196,10 @@ final class FakeEngine implements Engine {
     }
 
     private static ByteBuf packet(byte type, long id, ByteBuf body) {
-        ByteBuf p = PooledByteBufAllocator.DEFAULT.directBuffer(FRAME + HEADER + body.readableBytes());
-        p.writeShort(CommonHeader.MAGIC).writeByte(CommonHeader.VERSION).writeByte(PacketType.DATA.code())
-                .writeZero(FRAME - CommonHeader.RPC_ID_OFFSET);
-        p.setShort(DataHeader.SEGMENT_LENGTH_OFFSET, HEADER + body.readableBytes());
+        ByteBuf p = PooledByteBufAllocator.DEFAULT.directBuffer(FRAME + HEADER + body.readableBytes()).writeZero(FRAME);
+        DataHeader frame = new DataHeader().wrap(p, 0);
+        frame.writeCommon(PacketType.DATA, id);
+        frame.segmentLength(HEADER + body.readableBytes());
         p.writeInt(MAGIC).writeByte(type).writeLong(id).writeBytes(body, body.readerIndex(), body.readableBytes());
         return p;
     }

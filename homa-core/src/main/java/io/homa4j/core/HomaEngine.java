@@ -115,7 +115,8 @@ public final class HomaEngine implements Engine {
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(allocator, "allocator");
         PacketEncoder encoder = new PacketEncoder(allocator);
-        this.transmitter = new Transmitter(config, sink, encoder, metrics, nowNanos);
+        SilenceRules silence = new SilenceRules(config);
+        this.transmitter = new Transmitter(config, sink, encoder, metrics, silence, nowNanos);
         UnscheduledCutoffs ownCutoffs = UnscheduledCutoffs.fromConfig(config, 1);
         PeerTable peers = new PeerTable(MAX_IDLE_PEERS, UnscheduledCutoffs.fromConfig(config, 0));
         int maxPayload = transmitter.maxPayload();
@@ -133,7 +134,7 @@ public final class HomaEngine implements Engine {
         this.receiver = new Receiver(config, metrics, verdict, grants, clock, control);
         this.outbound = new Outbound(config, transmitter, clock, metrics);
         RpcHalf.Parts parts = new RpcHalf.Parts(config, listener, allocator, metrics, clock, verdict, peers, receiver,
-                outbound, control, tickClock, new SilenceRules(config));
+                outbound, control, tickClock, silence);
         this.clients = new ClientCalls(parts);
         this.servers = new ServerCalls(parts);
     }

@@ -74,7 +74,8 @@ public final class Transmitter {
     private final long retryAfterNoMemoryNanos;
     private boolean sentSinceFlush;
 
-    public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, long nowNanos) {
+    public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, SilenceRules silence,
+                       long nowNanos) {
         this.retryAfterNoMemoryNanos = config.tickNanos();
         this.bySrpt = new FirstCachingSet<>(config.srpt() ? Ranked.SRPT : Ranked.AGE);
         this.sink = sink;
@@ -85,8 +86,7 @@ public final class Transmitter {
         this.neverDeferBytes = config.pacerNeverDeferBytes();
         this.controlPriority = config.priorityLevels() - 1;
         this.inFlightNanos = Math.max(2L * config.rttMicros() * 1_000, config.tickNanos());
-        this.maxInFlightNanos = Math.max(inFlightNanos,
-                (long) new SilenceRules(config).keepAliveTicks() * config.tickNanos());
+        this.maxInFlightNanos = Math.max(inFlightNanos, (long) silence.keepAliveTicks() * config.tickNanos());
         this.fifoEvery = config.fifoGrantFraction() > 0 ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction()))
                 : Integer.MAX_VALUE;
     }
@@ -167,7 +167,15 @@ public final class Transmitter {
      * RESENDs that crossed it drew copies of packets that were only queued.
      */
     private long inFlightNanos(OutgoingMessage m) {
-        return Math.min(maxInFlightNanos, Math.max(inFlightNanos + 3 * hostLagNanos, m.peerTimeoutNanos()));
+        return window(m, inFlightNanos + 3 * hostLagNanos);
+    }
+
+    /**
+     * {@code atLeast} or the receiver's measured round trip, whichever is longer, at most
+     * {@link #maxInFlightNanos}.
+     */
+    private long window(OutgoingMessage m, long atLeast) {
+        return Math.min(maxInFlightNanos, Math.max(atLeast, m.peerTimeoutNanos()));
     }
 
     /**
@@ -278,7 +286,7 @@ public final class Transmitter {
             m.owner().onFirstSent(nowNanos);
         }
         // Checkpoints a window apart: a byte then counts as settled between one and two windows after it left.
-        m.advance(segment, nowNanos, Math.min(maxInFlightNanos, Math.max(inFlightNanos, m.peerTimeoutNanos())));
+        m.advance(segment, nowNanos, window(m, inFlightNanos));
         if (keepPlace && !m.hasSendableBytes()) {
             dequeue(m);
         }
