@@ -174,7 +174,7 @@ class LifecycleAndFlowControlTest {
 
         // The callback thread is held until the dependent stage is attached: the completion queues behind it, so
         // the stage cannot find the future already complete and run on this thread instead.
-        CountDownLatch attached = holdExecutor(callbacks);
+        HeldThread attached = HeldThread.hold(callbacks, WAIT_SECONDS);
         AtomicReference<String> completedOn = new AtomicReference<>();
         CompletableFuture<ByteBuf> f = client.call(server.localAddress(),
                 io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {5}));
@@ -184,35 +184,22 @@ class LifecycleAndFlowControlTest {
             response.release();
             return n;
         });
-        attached.countDown();
+        attached.release();
         assertEquals(1, length.get(WAIT_SECONDS, TimeUnit.SECONDS));
         assertEquals("app-callbacks", completedOn.get());
 
         AtomicReference<String> failedOn = new AtomicReference<>();
         HomaEndpoint silent = endpoint(HomaEndpoint.builder());
         silent.serve((ctx, request) -> { });
-        CountDownLatch failureAttached = holdExecutor(callbacks);
+        HeldThread failureAttached = HeldThread.hold(callbacks, WAIT_SECONDS);
         CompletableFuture<byte[]> timedOut = client.call(silent.localAddress(), new byte[] {1},
                 CallOptions.timeout(Duration.ofMillis(20)));
         CompletableFuture<Void> seen = timedOut.handle((r, e) -> {
             failedOn.set(Thread.currentThread().getName());
             return null;
         });
-        failureAttached.countDown();
+        failureAttached.release();
         seen.get(WAIT_SECONDS, TimeUnit.SECONDS);
         assertEquals("app-callbacks", failedOn.get(), "failures complete there too");
-    }
-
-    /** Occupies the single thread of {@code executor} until the returned latch is counted down. */
-    private static CountDownLatch holdExecutor(ExecutorService executor) {
-        CountDownLatch release = new CountDownLatch(1);
-        executor.execute(() -> {
-            try {
-                release.await(WAIT_SECONDS, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        return release;
     }
 }

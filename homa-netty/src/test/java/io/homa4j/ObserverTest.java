@@ -76,20 +76,13 @@ class ObserverTest {
         opened.add(client);
 
         // Hold the client's event loop so that none of the 200 calls reaches it before it is cancelled.
-        CountDownLatch release = new CountDownLatch(1);
-        group.next().execute(() -> {
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        HeldThread loop = HeldThread.hold(group.next(), WAIT_SECONDS);
         List<CompletableFuture<byte[]>> calls = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             calls.add(client.call(server.localAddress(), new byte[] {(byte) i}));
         }
         calls.forEach(f -> assertTrue(f.cancel(false)));
-        release.countDown();
+        loop.release();
         assertEquals(1, client.call(server.localAddress(), new byte[] {1}).get(WAIT_SECONDS, TimeUnit.SECONDS).length);
 
         assertTrue(recorder.done.await(WAIT_SECONDS, TimeUnit.SECONDS), "every call's end was observed: "
@@ -142,24 +135,15 @@ class ObserverTest {
         opened.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
         HomaEndpoint endpoint = HomaEndpoint.builder().transport(TransportType.NIO).eventLoopGroup(group).build();
         opened.add(endpoint);
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch blocked = new CountDownLatch(1);
-        group.next().execute(() -> {
-            blocked.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        HeldThread loop = HeldThread.hold(group.next(), WAIT_SECONDS);
         try {
-            assertTrue(blocked.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(loop.awaitHeld(WAIT_SECONDS));
             CompletableFuture<Object> read = CompletableFuture.supplyAsync(endpoint::metrics);
             // The loop stays blocked for as long as this waits, so only a reader that never waits can finish.
             assertTrue(read.get(WAIT_SECONDS, TimeUnit.SECONDS) != null, "a published snapshot, at once");
             assertTrue(!endpoint.metricsNow().isDone(), "a fresh snapshot has to wait for the loop");
         } finally {
-            release.countDown();
+            loop.release();
         }
     }
 }
