@@ -62,4 +62,28 @@ class BusyPollTest {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
+
+    /**
+     * One call at a time, so most reads bring a lone packet and the sockets read them with a single slot
+     * (recvmsg); every third call is 1 MB, whose first GSO run then arrives in such a read as one coalesced
+     * datagram, which Netty cuts into packets. Every byte must come back, nothing may leak.
+     */
+    @Test
+    void loneAndCoalescedReadsAlternateOnABusyLoop() throws Exception {
+        EventLoopGroup group = HomaEndpoint.newBusyPollingGroup(1);
+        try (HomaEndpoint server = HomaEndpoint.builder().eventLoopGroup(group).build();
+             HomaEndpoint client = HomaEndpoint.builder().eventLoopGroup(group).build()) {
+            server.serve((ctx, request) -> ctx.reply(request.retain()));
+            java.util.Random random = new java.util.Random(5);
+            int[] sizes = {100, 1_000_000, 10};
+            for (int i = 0; i < 30; i++) {
+                byte[] request = new byte[sizes[i % sizes.length]];
+                random.nextBytes(request);
+                assertArrayEquals(request, client.call(server.localAddress(), request).get(WAIT_SECONDS,
+                        TimeUnit.SECONDS), "call " + i);
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
 }

@@ -27,11 +27,16 @@ import java.util.concurrent.TimeUnit;
  * sleeping in {@code get()}. Two threads spin, one per core of a 2-vCPU machine, as in the floor's busy-polling
  * ping-pong ({@code shared/floor/run.sh}). Nothing sleeps, so no thread wake-up is in the path.
  *
+ * <p>Warm-up is longer than the other benchmarks' (10 s): with both vCPUs of a 2-vCPU machine taken by the two
+ * spinning threads, the JIT's compiler threads get what little time is left, and C2 was still compiling the
+ * engine's paths 8 s into a run ({@code -XX:+PrintCompilation}, docs/datapath.md); a 4 s warm-up measured a mix of
+ * compiled and not yet compiled code.
+ *
  * <p>Run: {@code java -jar homa-bench/target/homa-bench.jar jmh BusyPollRttBenchmark}.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 @State(Scope.Benchmark)

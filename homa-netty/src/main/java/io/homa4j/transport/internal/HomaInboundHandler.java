@@ -70,7 +70,12 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         counters.bytesReceived += length;
         int start = content.readerIndex();
         int stride = PacketDecoder.framedLength(content, start, length);
-        if (stride <= 0 || stride >= length) {
+        boolean onePacket = stride <= 0 || stride >= length;
+        if (ctx.channel().config().getRecvByteBufAllocator() instanceof ReusedReadBuffer reads) {
+            // how the socket's next read is made depends on how many packets its reads bring
+            reads.packetsRead(onePacket ? 1 : (length + stride - 1) / stride);
+        }
+        if (onePacket) {
             // One packet, or garbage: the engine judges it, unless it is too long to be any packet at all.
             if (length > maxPayloadBytes) {
                 counters.oversizedDropped++;

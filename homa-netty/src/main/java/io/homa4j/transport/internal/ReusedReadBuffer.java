@@ -8,33 +8,55 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
 /**
- * A fixed-size read buffer per socket that is used again for the next read once nothing refers to it any more.
+ * The read buffers of one socket, used again for the next read once nothing refers to them any more: one of
+ * every recvmmsg slot, and on a busy-polling loop one of a single slot for reads that expect one datagram.
  *
- * <p>Why: a recvmmsg read with 64 KB slots needs a buffer of a megabyte. Netty's pooled allocator serves that
+ * <p>Why reuse: a recvmmsg read with 64 KB slots needs a buffer of a megabyte. Netty's pooled allocator serves that
  * from a 4 MiB chunk and destroys the chunk when its last buffer is freed, so a socket that reads, hands the
  * packets on and frees the buffer made the allocator create, and the JDK zero, a fresh chunk for almost every
  * read: 13% of the event loop's time in a 1 MB echo profile (Unsafe.setMemory). The engine copies what it keeps
  * out of the packets before the burst returns, so the buffer is normally free again at the next read.
  *
- * <p>Ownership: this allocator holds one reference to its current buffer; each read gets another, which the
+ * <p>Why a single slot: offered one slot, Netty reads with recvmsg instead of recvmmsg, and its recvmmsg costs a
+ * getsockopt per call besides (it asks for IP_RECVORIGDSTADDR every time) and sets up all sixteen slots. On a
+ * busy-polling loop, where a 100 B echo is a dozen syscalls, reading each lone request and response with recvmsg
+ * took the echo from 22.5 to 20.5 us at P50 (docs/datapath.md). A socket reads so when its previous wake-up
+ * brought exactly one packet and it was not readable again in the very next loop turn (which would mean that the
+ * read left datagrams behind: level-triggered epoll reports them at once); otherwise, and on loops that do not
+ * busy-poll ({@link LoopTurns}), it reads with every slot. A coalesced (GRO) read that a single slot receives
+ * anyway is cut into packets by Netty, a buffer each, and the next wake-up reads with every slot again.
+ *
+ * <p>Ownership: this allocator holds one reference to each of its buffers; each read gets another, which the
  * channel releases. A buffer still referenced when the next read starts (a fault injector delaying packets, say)
- * is left to its holders and a new one is taken. {@link #releaseHeld} drops the held reference when the socket
+ * is left to its holders and a new one is taken. {@link #releaseHeld} drops the held references when the socket
  * has closed. One instance per socket; event loop only.
  */
 final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
     private final int capacity;
+    private final int slotBytes;
     private final Runnable handOnPending;
     private ByteBuf held;
+    private ByteBuf heldSingle;
     private boolean released;
 
+    private boolean turnsLookedUp;
+    /** The busy-polling loop's turn count, or null when the loop does not busy-poll. */
+    private LoopTurns turns;
+    private long lastWakeTurn = Long.MIN_VALUE;
+    private int packetsLastWake;
+    private boolean readSingle;
+
     /**
+     * @param slotBytes     bytes of one recvmmsg slot (Netty's {@code MAX_DATAGRAM_PAYLOAD_SIZE})
+     * @param slots         slots of the full buffer
      * @param handOnPending makes the socket's handler hand on the packets it still holds (and so the slices of the
      *                      buffer) before the buffer is judged busy: Netty reads several times per wake-up and
      *                      the handler delivers its burst only when the reads are over
      */
-    ReusedReadBuffer(int capacity, Runnable handOnPending) {
-        super(capacity);
-        this.capacity = capacity;
+    ReusedReadBuffer(int slotBytes, int slots, Runnable handOnPending) {
+        super(slotBytes * slots);
+        this.capacity = slotBytes * slots;
+        this.slotBytes = slotBytes;
         this.handOnPending = handOnPending;
     }
 
@@ -43,30 +65,68 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
         return new ReusingHandle((ExtendedHandle) super.newHandle());
     }
 
-    /** Drops this allocator's reference to its buffer; later reads allocate as usual. Idempotent. */
+    /** Drops this allocator's references to its buffers; later reads allocate as usual. Idempotent. */
     void releaseHeld() {
         released = true;
         if (held != null) {
             held.release();
             held = null;
         }
+        if (heldSingle != null) {
+            heldSingle.release();
+            heldSingle = null;
+        }
+    }
+
+    /** The socket's handler found {@code packets} Homa packets in one datagram of the current wake-up. */
+    void packetsRead(int packets) {
+        packetsLastWake += packets;
+    }
+
+    /** True when the next read is offered a single slot. */
+    boolean readsSingle() {
+        return readSingle;
+    }
+
+    /** A wake-up of the socket begins: chooses how its first read is made (see the class comment). */
+    private void wakeStarted() {
+        if (!turnsLookedUp) {
+            turnsLookedUp = true;
+            turns = LoopTurns.ofThisThread();
+        }
+        if (turns == null) {
+            return;
+        }
+        long turn = turns.turn();
+        readSingle = packetsLastWake == 1 && turn != lastWakeTurn + 1;
+        lastWakeTurn = turn;
+        packetsLastWake = 0;
     }
 
     private ByteBuf allocate(ByteBufAllocator alloc) {
-        if (held != null && held.refCnt() != 1) {
+        boolean single = readSingle;
+        readSingle = false; // one read per wake-up at most: the rest of this one, if any, uses every slot
+        ByteBuf current = single ? heldSingle : held;
+        if (current != null && current.refCnt() != 1) {
             handOnPending.run(); // may run application code that closes the socket, hence the check below
         }
+        int size = single ? slotBytes : capacity;
         if (released) {
-            return alloc.directBuffer(capacity, capacity);
+            return alloc.directBuffer(size, size);
         }
-        if (held == null || held.refCnt() != 1) {
-            if (held != null) {
-                held.release(); // still read by someone else; they free it
+        if (current == null || current.refCnt() != 1) {
+            if (current != null) {
+                current.release(); // still read by someone else; they free it
             }
-            held = alloc.directBuffer(capacity, capacity);
+            current = alloc.directBuffer(size, size);
+            if (single) {
+                heldSingle = current;
+            } else {
+                held = current;
+            }
         }
-        held.clear();
-        return held.retain();
+        current.clear();
+        return current.retain();
     }
 
     private final class ReusingHandle implements ExtendedHandle {
@@ -89,6 +149,7 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
         @Override
         public void reset(ChannelConfig config) {
             delegate.reset(config);
+            wakeStarted();
         }
 
         @Override

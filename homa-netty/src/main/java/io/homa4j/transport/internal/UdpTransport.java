@@ -150,7 +150,7 @@ public final class UdpTransport {
         if (!busyPoll) {
             return kind == Kind.EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         }
-        SelectStrategyFactory pollWithoutWaiting = () -> (selectNow, hasTasks) -> selectNow.get();
+        SelectStrategyFactory pollWithoutWaiting = LoopTurns.countingBusyPoll();
         return kind == Kind.EPOLL ? EpollIoHandler.newFactory(0, pollWithoutWaiting)
                 : NioIoHandler.newFactory(SelectorProvider.provider(), pollWithoutWaiting);
     }
@@ -216,7 +216,7 @@ public final class UdpTransport {
             try {
                 for (int i = 0; i < socketCount; i++) {
                     int level = reusePort ? i : levels - 1;
-                    ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES * RECV_SLOTS, handOnPending);
+                    ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES, RECV_SLOTS, handOnPending);
                     ChannelHandler handlers = beforeInbound == null ? inbound
                             : pipelineOf(beforeInbound.apply(level), inbound);
                     // An extra handler (a fault filter) judges datagrams one by one, so its sockets read without

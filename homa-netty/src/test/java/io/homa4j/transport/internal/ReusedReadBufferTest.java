@@ -5,6 +5,9 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.UncheckedBooleanSupplier;
+import io.netty.channel.SelectStrategy;
+import io.netty.util.concurrent.FastThreadLocal;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +21,13 @@ class ReusedReadBufferTest {
     private static final int SLOTS = 16;
 
     private final EmbeddedChannel channel = new EmbeddedChannel();
-    private final ReusedReadBuffer buffer = new ReusedReadBuffer(SLOT * SLOTS, () -> { });
+    private final ReusedReadBuffer buffer = new ReusedReadBuffer(SLOT, SLOTS, () -> { });
+
+    @AfterEach
+    void releaseTheBuffersAndTheTurnCount() {
+        buffer.releaseHeld(); // idempotent
+        FastThreadLocal.removeAll(); // a busy-polling loop's turn count, when a test played that loop
+    }
 
     private RecvByteBufAllocator.ExtendedHandle handle() {
         RecvByteBufAllocator.ExtendedHandle handle =
@@ -72,5 +81,69 @@ class ReusedReadBufferTest {
         buffer.releaseHeld();
         assertEquals(0, third.refCnt());
         channel.finishAndReleaseAll();
+    }
+
+    /** One turn of a busy-polling loop running on this thread. */
+    private static void turn(SelectStrategy loop) throws Exception {
+        loop.calculateStrategy(() -> 0, false);
+    }
+
+    /** A wake-up of the socket with one read that brings {@code packets}; returns the capacity that read got. */
+    private int wake(RecvByteBufAllocator.ExtendedHandle handle, int packets) {
+        handle.reset(channel.config());
+        ByteBuf readInto = handle.allocate(PooledByteBufAllocator.DEFAULT);
+        int offered = readInto.writableBytes();
+        buffer.packetsRead(packets);
+        readInto.release(); // the channel's reference, after the packets were handed on
+        return offered;
+    }
+
+    @Test
+    void onABusyPollingLoopALonePacketAfterIdleTurnsIsReadWithASingleSlot() throws Exception {
+        SelectStrategy loop = LoopTurns.countingBusyPoll().newSelectStrategy();
+        turn(loop);
+        RecvByteBufAllocator.ExtendedHandle handle = handle();
+        assertEquals(SLOT * SLOTS, wake(handle, 1), "no history yet: every slot");
+        turn(loop);
+        turn(loop);
+        assertEquals(SLOT, wake(handle, 1), "one packet last time, idle turns since: one slot (recvmsg)");
+        turn(loop);
+        turn(loop);
+        assertEquals(SLOT, wake(handle, 1));
+        turn(loop);
+        assertEquals(SLOT * SLOTS, wake(handle, 1),
+                "readable again in the very next turn: the single read left datagrams behind");
+        turn(loop);
+        turn(loop);
+        assertEquals(SLOT, wake(handle, 44), "the single read got a coalesced run (Netty cut it into packets)");
+        turn(loop);
+        turn(loop);
+        assertEquals(SLOT * SLOTS, wake(handle, 2), "after a wake-up with more than one packet: every slot");
+    }
+
+    @Test
+    void onlyTheFirstReadOfAWakeUpIsASingleSlot() throws Exception {
+        SelectStrategy loop = LoopTurns.countingBusyPoll().newSelectStrategy();
+        turn(loop);
+        RecvByteBufAllocator.ExtendedHandle handle = handle();
+        wake(handle, 1);
+        turn(loop);
+        turn(loop);
+        handle.reset(channel.config());
+        ByteBuf first = handle.allocate(PooledByteBufAllocator.DEFAULT);
+        assertEquals(SLOT, first.writableBytes());
+        ByteBuf second = handle.allocate(PooledByteBufAllocator.DEFAULT);
+        assertEquals(SLOT * SLOTS, second.writableBytes(), "a full single read is followed by a read of every slot");
+        first.release();
+        second.release();
+    }
+
+    @Test
+    void aLoopThatDoesNotBusyPollAlwaysReadsWithEverySlot() {
+        RecvByteBufAllocator.ExtendedHandle handle = handle();
+        for (int i = 0; i < 4; i++) {
+            assertEquals(SLOT * SLOTS, wake(handle, 1));
+        }
+        assertFalse(buffer.readsSingle());
     }
 }
