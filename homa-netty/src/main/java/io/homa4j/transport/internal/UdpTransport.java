@@ -147,6 +147,9 @@ public final class UdpTransport {
      * packet, this keeps the engine's pacer and timers on time.
      */
     public static IoHandlerFactory ioHandlerFactory(Kind kind, boolean busyPoll) {
+        if (kind == Kind.EPOLL) {
+            EpollWaitTimers.preferTimerFd(); // before EpollIoHandler's class reads it
+        }
         if (!busyPoll) {
             return kind == Kind.EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         }
