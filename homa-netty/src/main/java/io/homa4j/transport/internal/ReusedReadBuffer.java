@@ -20,7 +20,7 @@ import io.netty.util.UncheckedBooleanSupplier;
  * <p>Why a single slot: offered one slot, Netty reads with recvmsg instead of recvmmsg, and its recvmmsg costs a
  * getsockopt per call besides (it asks for IP_RECVORIGDSTADDR every time) and sets up all sixteen slots. On a
  * busy-polling loop, where a 100 B echo is a dozen syscalls, reading each lone request and response with recvmsg
- * took the echo from 22.5 to 20.5 us at P50 (docs/datapath.md). A socket reads so when its previous wake-up
+ * took the echo from 22.6 to 20.3 us at P50 (docs/datapath.md). A socket reads so when its previous wake-up
  * brought exactly one packet and it was not readable again in the very next loop turn (which would mean that the
  * read left datagrams behind: level-triggered epoll reports them at once); otherwise, and on loops that do not
  * busy-poll ({@link LoopTurns}), it reads with every slot. A coalesced (GRO) read that a single slot receives
@@ -32,11 +32,9 @@ import io.netty.util.UncheckedBooleanSupplier;
  * has closed. One instance per socket; event loop only.
  */
 final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
-    private final int capacity;
-    private final int slotBytes;
     private final Runnable handOnPending;
-    private ByteBuf held;
-    private ByteBuf heldSingle;
+    private final Reusable allSlots;
+    private final Reusable singleSlot;
     private boolean released;
 
     private boolean turnsLookedUp;
@@ -55,9 +53,9 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
      */
     ReusedReadBuffer(int slotBytes, int slots, Runnable handOnPending) {
         super(slotBytes * slots);
-        this.capacity = slotBytes * slots;
-        this.slotBytes = slotBytes;
         this.handOnPending = handOnPending;
+        this.allSlots = new Reusable(slotBytes * slots);
+        this.singleSlot = new Reusable(slotBytes);
     }
 
     @Override
@@ -68,24 +66,13 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
     /** Drops this allocator's references to its buffers; later reads allocate as usual. Idempotent. */
     void releaseHeld() {
         released = true;
-        if (held != null) {
-            held.release();
-            held = null;
-        }
-        if (heldSingle != null) {
-            heldSingle.release();
-            heldSingle = null;
-        }
+        allSlots.drop();
+        singleSlot.drop();
     }
 
     /** The socket's handler found {@code packets} Homa packets in one datagram of the current wake-up. */
     void packetsRead(int packets) {
         packetsLastWake += packets;
-    }
-
-    /** True when the next read is offered a single slot. */
-    boolean readsSingle() {
-        return readSingle;
     }
 
     /** A wake-up of the socket begins: chooses how its first read is made (see the class comment). */
@@ -106,27 +93,42 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
     private ByteBuf allocate(ByteBufAllocator alloc) {
         boolean single = readSingle;
         readSingle = false; // one read per wake-up at most: the rest of this one, if any, uses every slot
-        ByteBuf current = single ? heldSingle : held;
-        if (current != null && current.refCnt() != 1) {
-            handOnPending.run(); // may run application code that closes the socket, hence the check below
+        return (single ? singleSlot : allSlots).take(alloc);
+    }
+
+    /** One buffer of a fixed size that reads get again while nobody else holds it. */
+    private final class Reusable {
+        private final int size;
+        private ByteBuf held;
+
+        Reusable(int size) {
+            this.size = size;
         }
-        int size = single ? slotBytes : capacity;
-        if (released) {
-            return alloc.directBuffer(size, size);
-        }
-        if (current == null || current.refCnt() != 1) {
-            if (current != null) {
-                current.release(); // still read by someone else; they free it
+
+        /** The buffer, cleared, with one more reference for the read (a new one while the old is still read). */
+        ByteBuf take(ByteBufAllocator alloc) {
+            if (held != null && held.refCnt() != 1) {
+                handOnPending.run(); // may run application code that closes the socket, hence the check below
             }
-            current = alloc.directBuffer(size, size);
-            if (single) {
-                heldSingle = current;
-            } else {
-                held = current;
+            if (released) {
+                return alloc.directBuffer(size, size);
+            }
+            if (held == null || held.refCnt() != 1) {
+                if (held != null) {
+                    held.release(); // still read by someone else; they free it
+                }
+                held = alloc.directBuffer(size, size);
+            }
+            held.clear();
+            return held.retain();
+        }
+
+        void drop() {
+            if (held != null) {
+                held.release();
+                held = null;
             }
         }
-        current.clear();
-        return current.retain();
     }
 
     private final class ReusingHandle implements ExtendedHandle {

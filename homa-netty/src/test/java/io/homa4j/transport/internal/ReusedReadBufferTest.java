@@ -3,9 +3,9 @@ package io.homa4j.transport.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.SelectStrategy;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.UncheckedBooleanSupplier;
-import io.netty.channel.SelectStrategy;
 import io.netty.util.concurrent.FastThreadLocal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -144,6 +144,5 @@ class ReusedReadBufferTest {
         for (int i = 0; i < 4; i++) {
             assertEquals(SLOT * SLOTS, wake(handle, 1));
         }
-        assertFalse(buffer.readsSingle());
     }
 }
