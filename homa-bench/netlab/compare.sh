@@ -240,6 +240,27 @@ port_report() {   # protocol before after -> one CSV line per port: protocol,por
     for (i = 2; i <= n; i++) { m = (y[i] - x[i]) * 8 / t / 1e6; printf "%s,p%d,%.2f,%.1f\n", p, i - 1, m, 100 * m / r } }'
 }
 
+# One CSV line: what was lost in a protocol's run, and what Homa sent again. The rack is built afresh for each
+# protocol, so the qdisc and kernel counters are this run's alone. Switch drops: every priority level of every
+# downlink (`netlab status`); host queues: each host's egress qdisc ("dropped N" lines); UDP receive-buffer
+# overflows from each host's /proc/net/snmp; for Homa, DATA packets sent and retransmitted, summed over the
+# engines' MetricsSnapshot lines that every JVM prints when it stops (TCP leaves the last two empty).
+loss_report() {   # protocol dir
+  local protocol=$1 dir=$2 switch host udp data="" resent=""
+  switch=$(grep -E '^ +p[0-9]+:' "$dir/switch.txt" 2>/dev/null | awk '{ for (f = 3; f <= NF; f += 2) {
+      split($f, c, "/"); d += c[2] } } END { print d + 0 }')
+  host=$(grep -E '^=+ .*-h[0-9]+:' -A3 "$dir/switch.txt" 2>/dev/null | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' |
+    awk '{ d += $1 } END { print d + 0 }')
+  udp=$(cat "$dir"/snmp-h*.txt 2>/dev/null | awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { e += $6 } END { print e + 0 }')
+  if [[ "$protocol" == homa ]]; then
+    read -r data resent < <(grep -h 'MetricsSnapshot{' "$dir"/node-h*.err 2>/dev/null | awk '{
+        if (match($0, /DATA in\/out=[0-9]+\/[0-9]+/)) { split(substr($0, RSTART, RLENGTH), a, "/"); d += a[3] }
+        if (match($0, /retransmitted=[0-9]+/)) { r += substr($0, RSTART + 14, RLENGTH - 14) } }
+      END { print d + 0, r + 0 }')
+  fi
+  echo "$protocol,$switch,$host,$udp,$data,$resent"
+}
+
 # --- the rack -----------------------------------------------------------------------------------------------
 netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" --host-queues "$HOST_QUEUES" | tee -a "$OUT/run.log"
 if [[ "$RTT_US" == auto ]]; then
@@ -272,6 +293,8 @@ echo "protocol,machine_cpu_busy_pct,user_pct,system_pct,softirq_pct,steal_pct,ra
 
 echo "protocol,host,sent,completed,failed,unfinished,achieved_mbps" >"$OUT/clients.csv"
 echo "protocol,switch_port,wire_mbps,pct_of_link" >"$OUT/links.csv"
+echo "protocol,switch_dropped,host_queue_dropped,udp_rcvbuf_errors,data_packets_out,retransmitted_packets" \
+  >"$OUT/losses.csv"
 # the generators spin the last 200 us before an arrival instead of trusting the wake-up from a park (at 25 Mbit/s
 # a client sends about 20 requests per second: 0.4% of a core)
 # The drain (calls still open after the last arrival may finish, and count, within it) outlasts the slowest calls:
@@ -398,6 +421,8 @@ run_protocol() {
   done
   log "$protocol: host UDP counters:$udp_summary"
   stop_jvms
+  # after stop_jvms: a JVM prints its engines' MetricsSnapshot as it stops
+  loss_report "$protocol" "$dir" >>"$OUT/losses.csv"
   read -r busy user sys softirq steal <<<"$(cpu_report "$cpu_before" "$cpu_after")"
   local jvm_seconds jvm_pct
   jvm_seconds=$(awk -v t="$jvm_ticks" -v h="$ticks_per_second" 'BEGIN { printf "%.1f", t / h }')
@@ -431,5 +456,8 @@ column -t -s, "$OUT/cpu.csv" 2>/dev/null || cat "$OUT/cpu.csv"
 echo
 echo "Switch egress ports (downlinks to the hosts) over the measured phase, wire bytes:"
 column -t -s, "$OUT/links.csv" 2>/dev/null || cat "$OUT/links.csv"
-echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/clients.csv, $OUT/cpu.csv, $OUT/links.csv, $OUT/run.log"
+echo
+echo "Losses (packets; the switch's downlinks at every level, the hosts' egress queues, UDP receive buffers) and what Homa sent again:"
+column -t -s, "$OUT/losses.csv" 2>/dev/null || cat "$OUT/losses.csv"
+echo "results: $OUT/results.csv, $OUT/rtt.svg, $OUT/table.txt, $OUT/clients.csv, $OUT/cpu.csv, $OUT/links.csv, $OUT/losses.csv, $OUT/run.log"
 exit "$failed"

@@ -301,6 +301,7 @@ final class CompareCommand implements Command {
                 }
                 figure.addRepeat(repeatResults);
                 cpuLines.addAll(rackCpu(r, dir.resolve("cpu.csv")));
+                cpuLines.addAll(rackLosses(r, dir.resolve("losses.csv")));
             }
         }
         String place = String.format(Locale.ROOT, "emulated rack, %d hosts, %d Mbit/s links", hosts, plan.linkMbps());
@@ -324,6 +325,36 @@ final class CompareCommand implements Command {
                         Integer.parseInt(c[1]) > RACK_CPU_LIMIT_PCT ? " ABOVE " + RACK_CPU_LIMIT_PCT
                                 + "%: the CPU, not the link, may be what the rack measures" : ""));
             }
+        }
+        return lines;
+    }
+
+    /**
+     * "repeat 1: homa: switch dropped 0 packets, hosts' egress queues 0, UDP receive buffers 0; Homa sent 129 of
+     * 228,753 DATA packets again (0.056%)" per protocol, from compare.sh's {@code losses.csv}; none when the file
+     * is missing. A retransmission with nothing dropped anywhere answered a packet that was only late.
+     */
+    static List<String> rackLosses(int repeat, Path lossesCsv) throws IOException {
+        List<String> lines = new ArrayList<>();
+        if (!Files.exists(lossesCsv)) {
+            return lines;
+        }
+        List<String> rows = Files.readAllLines(lossesCsv);
+        for (String row : rows.subList(Math.min(1, rows.size()), rows.size())) {
+            String[] c = row.split(",", -1);
+            if (c.length < 6) {
+                continue;
+            }
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                    "repeat %d: %s: switch dropped %,d packets, hosts' egress queues %,d, UDP receive buffers %,d",
+                    repeat, c[0], Long.parseLong(c[1]), Long.parseLong(c[2]), Long.parseLong(c[3])));
+            if (!c[4].isEmpty() && !c[5].isEmpty()) {
+                long data = Long.parseLong(c[4]);
+                long resent = Long.parseLong(c[5]);
+                line.append(String.format(Locale.ROOT, "; Homa sent %,d of %,d DATA packets again (%.3f%%)", resent,
+                        data, data > 0 ? 100.0 * resent / data : 0));
+            }
+            lines.add(line.toString());
         }
         return lines;
     }
