@@ -154,30 +154,41 @@ netlab() { "$here/netlab.sh" "$@" --prefix "$PREFIX"; }
 source "$here/lib.sh"
 addr() { echo "198.18.0.$1"; }
 
-# Gives the threads named like REALTIME_THREADS in the given JVMs SCHED_FIFO priority 1. Polls for up to 3 s
-# (the generators are named when the clients start), ending early once every JVM has a generator so prioritised.
-realtime_threads() {
+# Gives the threads named like REALTIME_THREADS in the given JVMs SCHED_FIFO priority 1, polling until every client
+# JVM has its generator (named when its client starts) so prioritised, for up to 10 s. Reads the names with the
+# shell's own `read`: a `cat` per thread forks about a hundred times per pass, and on a loaded machine one pass
+# outlasted the old 3 s deadline, so the JVM scanned first, before its generator was named, was never looked at
+# again (h1's generator ran unprioritised in most repeats, its wake lag P99 4-21 ms against 1-5 ms).
+realtime_threads() {   # client pids... -- other pids...
   [[ -n "$REALTIME_THREADS" ]] || return 0
   command -v chrt >/dev/null || { log "chrt is missing: no real-time priority for $REALTIME_THREADS"; return 0; }
-  local pid task name done_tids=" " until=$((SECONDS + 3)) missing
+  local pid task name done_tids=" " until=$((SECONDS + 10)) missing clients=() others=() unprioritised
+  while (($#)) && [[ "$1" != -- ]]; do clients+=("$1"); shift; done
+  (($#)) && shift
+  others=("$@")
   while :; do
-    missing=0
-    for pid in "$@"; do
+    missing=0 unprioritised=""
+    for pid in "${clients[@]}" "${others[@]}"; do
       local found=0
       for task in /proc/"$pid"/task/*; do
-        name=$(cat "$task/comm" 2>/dev/null) || continue
+        read -r name <"$task/comm" 2>/dev/null || continue
         [[ "$name" =~ ^($REALTIME_THREADS)$ ]] || continue
         [[ "$name" == bench-driver ]] && found=1
         [[ "$done_tids" == *" ${task##*/} "* ]] && continue
         chrt -f -p 1 "${task##*/}" >/dev/null 2>&1 || log "chrt failed for thread $name of pid $pid"
         done_tids+="${task##*/} "
       done
-      ((found)) || missing=1
+      if ((!found)) && [[ " ${clients[*]} " == *" $pid "* ]]; then
+        missing=1
+        unprioritised+=" $pid"
+      fi
     done
     ((missing && SECONDS < until)) || break
     sleep 0.1
   done
   log "real-time priority (SCHED_FIFO 1) for threads ^($REALTIME_THREADS)\$: $(($(wc -w <<<"$done_tids"))) threads"
+  [[ -z "$unprioritised" ]] ||
+    log "WARNING: no bench-driver thread after 10 s in client JVM(s)$unprioritised: their generators run unprioritised"
 }
 
 jvm_pids=()
@@ -355,7 +366,7 @@ run_protocol() {
   log "$protocol: $HOSTS hosts serving; starting the clients in hosts 1..$CLIENTS"
   started_at=$SECONDS
   touch "$dir/start"
-  realtime_threads "${client_pids[@]}" "${server_pids[@]}"
+  realtime_threads "${client_pids[@]}" -- "${server_pids[@]}"
   # a client is done when its node prints the summary line (its server keeps answering the others)
   client_running() { kill -0 "$1" 2>/dev/null && ! grep -q 'requests sent=' "$2" 2>/dev/null; }
   # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
