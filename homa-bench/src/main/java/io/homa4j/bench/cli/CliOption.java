@@ -42,6 +42,17 @@ public record CliOption(String name, String label, String description, boolean r
         return value("rtt-us", "N", "Homa's unloaded round trip, microseconds (default " + defaultMicros + ")");
     }
 
+    /** {@code --link-framing-bytes}: what the link charges per packet beyond the IP packet (Homa's pacer). */
+    public static CliOption linkFramingBytes() {
+        return value("link-framing-bytes", "B", "bytes per packet the link charges beyond the IP packet, added by"
+                + " Homa's pacer: 38 for an Ethernet NIC at line rate, 14 under a tc shaper (default 0)");
+    }
+
+    /** The value of {@link #linkFramingBytes()}. */
+    static int linkFramingBytes(Args args) throws UsageException {
+        return args.intValue("link-framing-bytes", 0, 0, 1_000);
+    }
+
     /** {@code --max-message}: the longest message; a workload is cut there. */
     public static CliOption maxMessage(int defaultBytes) {
         return value("max-message", "B", "longest message; the workload is cut there (default " + defaultBytes + ")");

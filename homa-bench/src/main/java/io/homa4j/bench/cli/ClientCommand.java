@@ -48,6 +48,7 @@ final class ClientCommand implements Command {
             CliOption.value("bind", "ADDR", "local address (default loopback)"),
             CliOption.value("link-mbps", "N", "Homa's link rate: pacing and windows (default " + DEFAULT_LINK_MBPS
                     + ")"),
+            CliOption.linkFramingBytes(),
             CliOption.rttMicros(DEFAULT_RTT_US),
             CliOption.value("max-outstanding", "N", "calls in flight at most (default " + DEFAULT_MAX_OUTSTANDING
                     + ")"),
@@ -142,7 +143,8 @@ final class ClientCommand implements Command {
         Path out = Path.of(args.required("out"));
         DriverConfig driver = new DriverConfig(workload, loadMbps, nanos(warmup), nanos(duration), maxOutstanding,
                 maxWaiting, nanos(drain), TimeUnit.MICROSECONDS.toNanos(spinUs), seed);
-        TransportOptions transport = new TransportOptions(bind, 0, linkMbps, rttUs, maxMessage, connections);
+        TransportOptions transport = new TransportOptions(bind, 0, linkMbps, rttUs, maxMessage, connections,
+                CliOption.linkFramingBytes(args));
         return new Plan(protocol, servers, transport, driver, out, progress);
     }
 

@@ -36,6 +36,7 @@ final class ServerCommand implements Command {
                 CliOption.value("bind", "ADDR", "local address (default loopback)"),
                 CliOption.value("link-mbps", "N", "Homa's link rate: pacing and windows (default "
                         + ClientCommand.DEFAULT_LINK_MBPS + ")"),
+                CliOption.linkFramingBytes(),
                 CliOption.rttMicros(ClientCommand.DEFAULT_RTT_US),
                 CliOption.value("max-message", "B", "longest message accepted (default " + DEFAULT_MAX_MESSAGE
                         + ")"),
@@ -51,7 +52,7 @@ final class ServerCommand implements Command {
         int rttUs = args.intValue("rtt-us", ClientCommand.DEFAULT_RTT_US, 1, 1_000_000);
         int maxMessage = args.intValue("max-message", DEFAULT_MAX_MESSAGE, 1, Integer.MAX_VALUE - 8);
         TransportOptions options = new TransportOptions(bind, port, linkMbps, rttUs, maxMessage,
-                TransportOptions.DEFAULT_TCP_CONNECTIONS);
+                TransportOptions.DEFAULT_TCP_CONNECTIONS, CliOption.linkFramingBytes(args));
 
         CountDownLatch stop = new CountDownLatch(1);
         Signals.onTerminate(stop::countDown);

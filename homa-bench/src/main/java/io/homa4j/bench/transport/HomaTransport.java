@@ -20,6 +20,7 @@ public final class HomaTransport {
     static HomaConfig config(TransportOptions options) {
         return HomaConfig.builder()
                 .linkMbps(options.linkMbps())
+                .linkFramingBytes(options.linkFramingBytes())
                 .rttMicros(options.rttMicros())
                 .maxMessageBytes(Math.max(options.maxMessage(), 1))
                 .build();

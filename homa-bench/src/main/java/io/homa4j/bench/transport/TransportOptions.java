@@ -11,9 +11,18 @@ import java.net.InetAddress;
  * @param rttMicros      unloaded round-trip time the Homa engine sizes its budgets for
  * @param maxMessage     longest request or response, bytes
  * @param tcpConnections TCP connections the client opens to every server
+ * @param linkFramingBytes bytes per packet the link charges beyond the IP packet, which Homa's pacer adds
+ *                         ({@code HomaConfig.linkFramingBytes}; 14 in the netlab rack, whose tbf counts the
+ *                         Ethernet header)
  */
 public record TransportOptions(InetAddress bindAddress, int port, int linkMbps, int rttMicros, int maxMessage,
-                               int tcpConnections) {
+                               int tcpConnections, int linkFramingBytes) {
+    /** Without link framing (loopback: nothing shapes the path). */
+    public TransportOptions(InetAddress bindAddress, int port, int linkMbps, int rttMicros, int maxMessage,
+                            int tcpConnections) {
+        this(bindAddress, port, linkMbps, rttMicros, maxMessage, tcpConnections, 0);
+    }
+
     /** As the Linux module's cp_vs_tcp at 25 Gb/s: 4 client ports x 8 server ports; see docs/benchmarks.md. */
     public static final int DEFAULT_TCP_CONNECTIONS = 32;
 
@@ -23,6 +32,7 @@ public record TransportOptions(InetAddress bindAddress, int port, int linkMbps, 
     }
 
     public TransportOptions withPort(int newPort) {
-        return new TransportOptions(bindAddress, newPort, linkMbps, rttMicros, maxMessage, tcpConnections);
+        return new TransportOptions(bindAddress, newPort, linkMbps, rttMicros, maxMessage, tcpConnections,
+                linkFramingBytes);
     }
 }

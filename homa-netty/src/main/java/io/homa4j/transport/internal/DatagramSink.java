@@ -190,10 +190,14 @@ public final class DatagramSink implements PacketSink {
         flushNow();
     }
 
-    /** Writes the pending run and flushes every socket written to since the last flush. */
-    public void flushNow() {
+    /**
+     * Writes the pending run and flushes every socket written to since the last flush.
+     *
+     * @return whether any socket was flushed (the packets then reached the kernel, unless a socket was full)
+     */
+    public boolean flushNow() {
         emitRun();
-        flushSockets();
+        return flushSockets();
     }
 
     private void flushIfLarge() {
@@ -203,14 +207,17 @@ public final class DatagramSink implements PacketSink {
     }
 
     /** Flushes every socket written to since the last flush, in the order of their first writes. */
-    private void flushSockets() {
+    private boolean flushSockets() {
         unflushedBytes = 0;
+        boolean flushed = false;
         // Few levels (8), so a scan per flush; a level written again while flushing (a refused GSO batch sent
         // again datagram by datagram) is dirty again with a later mark and flushed after the others.
         for (int level; (level = firstDirtyLevel()) >= 0; ) {
             dirtySince[level] = 0;
             channelByLevel[level].flush();
+            flushed = true;
         }
+        return flushed;
     }
 
     private int firstDirtyLevel() {

@@ -188,7 +188,11 @@ public final class EngineDriver {
             if (probes != null && probes.nextPollNanos() <= turnNanos) {
                 probes.poll(turnNanos);
             }
-            sink.flushNow();
+            if (sink.flushNow()) {
+                // The turn's packets left only now, maybe well after the time their engine calls were given
+                // (a long turn, or the thread descheduled): the pacer counts the host's queue from here.
+                engine.onHandedOff(clock.getAsLong());
+            }
             scheduleWake(probes == null ? engine.nextWakeNanos()
                     : Math.min(engine.nextWakeNanos(), probes.nextPollNanos()), turnNanos);
         } catch (RuntimeException bug) {

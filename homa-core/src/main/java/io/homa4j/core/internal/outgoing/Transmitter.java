@@ -37,6 +37,8 @@ public final class Transmitter {
     private final PacketEncoder encoder;
     private final Metrics metrics;
     private final Pacer pacer;
+    /** What the pacer adds to a packet's UDP payload: IP and UDP headers and the link's framing. */
+    private final int packetOverheadBytes;
     private final int maxPayload;
     private final int neverDeferBytes;
     private final int controlPriority;
@@ -82,6 +84,7 @@ public final class Transmitter {
         this.encoder = encoder;
         this.metrics = metrics;
         this.pacer = new Pacer(config.linkMbps(), config.pacerMaxQueueNanos(), nowNanos);
+        this.packetOverheadBytes = HomaConfig.IP_UDP_HEADER_BYTES + config.linkFramingBytes();
         this.maxPayload = DataHeader.maxPayload(config.maxUdpPayload());
         this.neverDeferBytes = config.pacerNeverDeferBytes();
         this.controlPriority = config.priorityLevels() - 1;
@@ -135,6 +138,11 @@ public final class Transmitter {
      */
     public void hostLag(long lagNanos) {
         this.hostLagNanos = Math.max(0, lagNanos);
+    }
+
+    /** Everything emitted so far reached the host's network stack at {@code nowNanos} (see {@link Pacer#handedOff}). */
+    public void handedOff(long nowNanos) {
+        pacer.handedOff(nowNanos);
     }
 
     /**
@@ -383,7 +391,7 @@ public final class Transmitter {
     private void emit(InetSocketAddress peer, int priority, PacketType type, ByteBuf packet, long nowNanos) {
         int bytes = packet.readableBytes();
         metrics.packetOut(type, bytes);
-        pacer.sent(bytes + HomaConfig.IP_UDP_HEADER_BYTES, nowNanos);
+        pacer.sent(bytes + packetOverheadBytes, nowNanos);
         sentSinceFlush = true;
         try {
             sink.send(peer, priority, packet);
@@ -397,8 +405,8 @@ public final class Transmitter {
         }
     }
 
-    private static int wireBytes(int segment) {
-        return DataHeader.LENGTH + segment + HomaConfig.IP_UDP_HEADER_BYTES;
+    private int wireBytes(int segment) {
+        return DataHeader.LENGTH + segment + packetOverheadBytes;
     }
 
     /** Calls the sink's flush if anything was sent since the last flush. */
