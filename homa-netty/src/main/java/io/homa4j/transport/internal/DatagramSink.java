@@ -71,6 +71,8 @@ public final class DatagramSink implements PacketSink {
     private final long[] dirtySince;
     private long writes;
     private int unflushedBytes;
+    /** Whether a socket was flushed since the last {@link #flushNow} (a large turn flushes before its end). */
+    private boolean flushedSinceFlushNow;
     private final TransportCounters counters;
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
@@ -193,11 +195,16 @@ public final class DatagramSink implements PacketSink {
     /**
      * Writes the pending run and flushes every socket written to since the last flush.
      *
-     * @return whether any socket was flushed (the packets then reached the kernel, unless a socket was full)
+     * @return whether any socket was flushed since the last call, by this call or, in a turn that wrote more than
+     *         {@link #FLUSH_AFTER_BYTES}, before it (those packets reached the kernel by now, unless a socket was
+     *         full)
      */
     public boolean flushNow() {
         emitRun();
-        return flushSockets();
+        flushSockets();
+        boolean flushed = flushedSinceFlushNow;
+        flushedSinceFlushNow = false;
+        return flushed;
     }
 
     private void flushIfLarge() {
@@ -207,17 +214,15 @@ public final class DatagramSink implements PacketSink {
     }
 
     /** Flushes every socket written to since the last flush, in the order of their first writes. */
-    private boolean flushSockets() {
+    private void flushSockets() {
         unflushedBytes = 0;
-        boolean flushed = false;
         // Few levels (8), so a scan per flush; a level written again while flushing (a refused GSO batch sent
         // again datagram by datagram) is dirty again with a later mark and flushed after the others.
         for (int level; (level = firstDirtyLevel()) >= 0; ) {
             dirtySince[level] = 0;
             channelByLevel[level].flush();
-            flushed = true;
+            flushedSinceFlushNow = true;
         }
-        return flushed;
     }
 
     private int firstDirtyLevel() {
