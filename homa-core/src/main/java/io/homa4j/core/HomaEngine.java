@@ -546,12 +546,6 @@ public final class HomaEngine implements Engine {
         transmitter.hostLag(lagNanos);
     }
 
-    @Override
-    public void onHandedOff(long nowNanos) {
-        clock.now(nowNanos);
-        transmitter.handedOff(nowNanos);
-    }
-
     /**
      * The earliest time at which {@link #poll} has work, or {@code Long.MAX_VALUE} when none is pending.
      * Calling poll earlier or more often is harmless.

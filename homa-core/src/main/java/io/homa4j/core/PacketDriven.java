@@ -46,16 +46,6 @@ public interface PacketDriven {
     default void onHostLag(long lagNanos, long nowNanos) {
     }
 
-    /**
-     * Every packet this engine has sent reached the host's network stack by {@code nowNanos}, which may be later
-     * than the time of the engine method that sent it: the host batches its writes to the end of its turn, and it
-     * may be descheduled in between. The pacer then counts its queue from there, so the host's queue stays within
-     * its bound also when the writes left late. The default ignores it (a simulated host hands packets over at
-     * once).
-     */
-    default void onHandedOff(long nowNanos) {
-    }
-
     /** Closes: releases every buffer held; packets and polls that come later are ignored. */
     void close(long nowNanos);
 }

@@ -71,8 +71,6 @@ public final class DatagramSink implements PacketSink {
     private final long[] dirtySince;
     private long writes;
     private int unflushedBytes;
-    /** Whether a socket was flushed since the last {@link #flushNow} (a large turn flushes before its end). */
-    private boolean flushedSinceFlushNow;
     private final TransportCounters counters;
     private final ByteBufAllocator allocator;
     private final GsoPacketFactory gsoFactory;
@@ -192,19 +190,10 @@ public final class DatagramSink implements PacketSink {
         flushNow();
     }
 
-    /**
-     * Writes the pending run and flushes every socket written to since the last flush.
-     *
-     * @return whether any socket was flushed since the last call, by this call or, in a turn that wrote more than
-     *         {@link #FLUSH_AFTER_BYTES}, before it (those packets reached the kernel by now, unless a socket was
-     *         full)
-     */
-    public boolean flushNow() {
+    /** Writes the pending run and flushes every socket written to since the last flush. */
+    public void flushNow() {
         emitRun();
         flushSockets();
-        boolean flushed = flushedSinceFlushNow;
-        flushedSinceFlushNow = false;
-        return flushed;
     }
 
     private void flushIfLarge() {
@@ -221,7 +210,6 @@ public final class DatagramSink implements PacketSink {
         for (int level; (level = firstDirtyLevel()) >= 0; ) {
             dirtySince[level] = 0;
             channelByLevel[level].flush();
-            flushedSinceFlushNow = true;
         }
     }
 

@@ -188,11 +188,7 @@ public final class EngineDriver {
             if (probes != null && probes.nextPollNanos() <= turnNanos) {
                 probes.poll(turnNanos);
             }
-            if (sink.flushNow()) {
-                // The turn's packets left only now, maybe well after the time their engine calls were given
-                // (a long turn, or the thread descheduled): the pacer counts the host's queue from here.
-                engine.onHandedOff(clock.getAsLong());
-            }
+            sink.flushNow();
             scheduleWake(probes == null ? engine.nextWakeNanos()
                     : Math.min(engine.nextWakeNanos(), probes.nextPollNanos()), turnNanos);
         } catch (RuntimeException bug) {

@@ -374,27 +374,6 @@ class DatagramSinkTest {
         sink.close();
     }
 
-    /** The end of a turn reports packets that a mid-turn flush already handed over, so the pacer hears of them. */
-    @Test
-    void flushNowReportsWhetherAnythingWasFlushedSinceTheLastTurnEnded() {
-        DatagramSink sink = new DatagramSink(levels(1), counters, null); // no GSO: every packet is written at once
-        sink.deferSocketFlush(true);
-        assertFalse(sink.flushNow(), "nothing written");
-        int packets = (DatagramSink.FLUSH_AFTER_BYTES + FULL - 1) / FULL; // the last one crosses the threshold
-        for (int i = 0; i < packets; i++) {
-            sink.send(PEER_A, 0, packet(FULL, i));
-            sink.flush();
-        }
-        int written = 0;
-        for (DatagramPacket p; (p = channel(0).readOutbound()) != null; written++) {
-            p.release();
-        }
-        assertEquals(packets, written, "all flushed during the turn");
-        assertTrue(sink.flushNow(), "the turn's end writes nothing more, but reports the mid-turn flush");
-        assertFalse(sink.flushNow(), "and only once");
-        sink.close();
-    }
-
     @Test
     void deferredSocketFlushWaitsForFlushNow() {
         DatagramSink sink = new DatagramSink(levels(1), counters, GSO);

@@ -104,27 +104,6 @@ class HomaInboundHandlerTest {
     }
 
     @Test
-    void theEngineLearnsWhenATurnsPacketsWereWritten() {
-        engine.echo = true;
-        engine.whileHandling = () -> clockNanos += 7_000_000; // the turn is 7 ms long before its writes leave
-        channel.writeInbound(datagram(100));
-        channel.runPendingTasks();
-        assertEquals(List.of(1_000_000L), engine.times, "the packet is handled at the turn's time");
-        assertEquals(List.of(8_000_000L), engine.handedOff, "the hand-off at the clock read after the writes");
-        ByteBuf echoed = ((DatagramPacket) channel.readOutbound()).content();
-        assertEquals(100, echoed.readableBytes());
-        echoed.release();
-
-        engine.echo = false;
-        engine.whileHandling = () -> { };
-        int reads = clockReads;
-        channel.writeInbound(datagram(100));
-        channel.runPendingTasks();
-        assertEquals(List.of(8_000_000L), engine.handedOff, "a turn that wrote nothing hands nothing off");
-        assertEquals(reads + 2, clockReads, "and reads the clock only when its turn opens and ends");
-    }
-
-    @Test
     void oversizedDatagramsAreDroppedAndCounted() {
         DatagramPacket tooLong = datagram(MAX_PAYLOAD + 1);
         ByteBuf content = tooLong.content();
@@ -359,7 +338,6 @@ class HomaInboundHandlerTest {
         final List<Long> times = new ArrayList<>();
         final List<Long> polls = new ArrayList<>();
         final List<Long> lags = new ArrayList<>();
-        final List<Long> handedOff = new ArrayList<>();
         Runnable whileHandling = () -> { };
         /** The next packet is released and then the engine throws, as a bug after taking ownership would. */
         boolean failNextPacket;
@@ -397,11 +375,6 @@ class HomaInboundHandlerTest {
         @Override
         public void onHostLag(long lagNanos, long nowNanos) {
             lags.add(lagNanos);
-        }
-
-        @Override
-        public void onHandedOff(long nowNanos) {
-            handedOff.add(nowNanos);
         }
 
         @Override

@@ -140,11 +140,6 @@ public final class Transmitter {
         this.hostLagNanos = Math.max(0, lagNanos);
     }
 
-    /** Everything emitted so far reached the host's network stack at {@code nowNanos} (see {@link Pacer#handedOff}). */
-    public void handedOff(long nowNanos) {
-        pacer.handedOff(nowNanos);
-    }
-
     /**
      * A RESEND arrived for {@code m}: retransmit what of the range was sent, and treat the range's end as granted.
      *

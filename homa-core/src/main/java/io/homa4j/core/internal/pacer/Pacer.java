@@ -14,8 +14,6 @@ public final class Pacer {
     private final long maxQueueNanos;
     private long linkFreeAtNanos;
     private long maxQueueSeenNanos;
-    /** Link time of the packets recorded by {@link #sent} since the last {@link #handedOff}. */
-    private long notHandedOffNanos;
 
     /**
      * @param linkMbps      link rate in Mbit/s
@@ -40,21 +38,8 @@ public final class Pacer {
 
     /** Records a packet handed to the network (paced or not: control packets use the link too). */
     public void sent(int wireBytes, long nowNanos) {
-        long wire = wireNanos(wireBytes);
-        linkFreeAtNanos = Math.max(linkFreeAtNanos, nowNanos) + wire;
-        notHandedOffNanos += wire;
+        linkFreeAtNanos = Math.max(linkFreeAtNanos, nowNanos) + wireNanos(wireBytes);
         maxQueueSeenNanos = Math.max(maxQueueSeenNanos, linkFreeAtNanos - nowNanos);
-    }
-
-    /**
-     * The packets recorded since the last call reached the host's queue at {@code handedOffNanos}, not at the
-     * times {@link #sent} was told: the link is not free before all of them have gone out from there. Without
-     * this, a host whose writes leave late (batched to the end of an event-loop turn, or descheduled before it
-     * wrote) counts their link time from too early, and its real queue grows past the bound by the delay.
-     */
-    public void handedOff(long handedOffNanos) {
-        linkFreeAtNanos = Math.max(linkFreeAtNanos, handedOffNanos + notHandedOffNanos);
-        notHandedOffNanos = 0;
     }
 
     /** Earliest time at which a packet of {@code wireBytes} will have room. */
