@@ -1,5 +1,7 @@
 package io.homa4j.core.sim;
 
+import io.homa4j.core.HomaConfig;
+
 /**
  * Shape and faults of one {@link SimulatedNetwork}: a single switch with one full-duplex link per host.
  *
@@ -15,9 +17,9 @@ package io.homa4j.core.sim;
  */
 public final class NetworkConfig {
     /** Ethernet framing that {@link #wireOverheadBytes()} leaves out by default: header, FCS, preamble, gap. */
-    public static final int ETHERNET_FRAMING_BYTES = 38;
+    public static final int ETHERNET_FRAMING_BYTES = HomaConfig.ETHERNET_LINE_FRAMING_BYTES;
     /** IPv4 (20) + UDP (8) header bytes, the default {@link #wireOverheadBytes()}. */
-    public static final int IP_UDP_HEADER_BYTES = 28;
+    public static final int IP_UDP_HEADER_BYTES = HomaConfig.IP_UDP_HEADER_BYTES;
     /** Means "no limit" for the buffer settings. */
     public static final long UNLIMITED = Long.MAX_VALUE;
 
