@@ -50,6 +50,21 @@ class KvServiceTest {
         return assertInstanceOf(HomaException.class, e.getCause());
     }
 
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void lookupsWithDeadlinesMetadataCancellationMetricsAndGracefulShutdown() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -77,13 +92,21 @@ class KvServiceTest {
             ends.latch = new CountDownLatch(2);
             assertEquals(KvServer.NO_TIME, failure(client.get("k", Duration.ofMillis(100), TRACE))
                     .applicationStatus());
-            // ...and a caller that waits longer than its deadline gets DEADLINE_EXCEEDED.
-            kv.lookupTime(Duration.ofMillis(300));
-            CompletableFuture<KvClient.Value> late = client.get("k", Duration.ofMillis(350), TRACE);
-            kv.lookupTime(Duration.ofSeconds(1)); // (the server already read 300 ms for this one)
+            // ...and a caller that waits longer than its deadline gets DEADLINE_EXCEEDED. The lookup is held
+            // (not timed) until the caller has failed, so no scheduling delay can let the answer arrive in time.
+            kv.lookupTime(Duration.ZERO);
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch held = new CountDownLatch(1);
+            kv.onLookup(() -> {
+                held.countDown();
+                awaitUninterruptibly(release);
+            });
+            CompletableFuture<KvClient.Value> late = client.get("k", Duration.ofMillis(500), TRACE);
             HomaException timedOut = failure(late);
-            assertTrue(timedOut.code() == ErrorCode.DEADLINE_EXCEEDED || timedOut.applicationStatus()
-                    == KvServer.NO_TIME, timedOut.getMessage());
+            assertTrue(held.await(10, TimeUnit.SECONDS), "the server accepted the lookup and was holding it");
+            kv.onLookup(() -> { });
+            release.countDown();
+            assertEquals(ErrorCode.DEADLINE_EXCEEDED, timedOut.code(), timedOut.getMessage());
 
             // Cancellation aborts the RPC; the binder counts it.
             ends.latch.await(10, TimeUnit.SECONDS);
