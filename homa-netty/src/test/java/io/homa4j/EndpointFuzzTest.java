@@ -252,6 +252,11 @@ class EndpointFuzzTest {
         }
 
         @Override
+        public long wakeByNanos() {
+            return watch(engine::wakeByNanos);
+        }
+
+        @Override
         public void close(long nowNanos) {
             watch(() -> engine.close(nowNanos));
         }

@@ -551,14 +551,26 @@ public final class HomaEngine implements Engine {
      * Calling poll earlier or more often is harmless.
      */
     public long nextWakeNanos() {
+        return wakeWithTickAt(tickClock.nextTickNanos());
+    }
+
+    /**
+     * {@link #nextWakeNanos()}, except that the timer tick (RESEND, NEED_ACK and abort checks, counted in ticks)
+     * may run up to {@link TickClock#latenessNanos()} late; the pacer and call deadlines may not.
+     */
+    @Override
+    public long wakeByNanos() {
+        return wakeWithTickAt(tickClock.latestTickNanos());
+    }
+
+    private long wakeWithTickAt(long tickNanos) {
         if (closed) {
             return Long.MAX_VALUE;
         }
         if (transmitter.hasUnreadable()) {
             return clock.now(); // RPCs to fail (see call)
         }
-        return Math.min(tickClock.nextTickNanos(), Math.min(clients.nextDeadlineNanos(),
-                transmitter.nextWakeNanos()));
+        return Math.min(tickNanos, Math.min(clients.nextDeadlineNanos(), transmitter.nextWakeNanos()));
     }
 
     /**

@@ -39,6 +39,17 @@ public interface PacketDriven {
     long nextWakeNanos();
 
     /**
+     * The latest time by which {@link #poll} should run: at or after {@link #nextWakeNanos()}, later when the work
+     * due first tolerates lateness (the engine's timer tick). A driver whose turns come often anyway (packets)
+     * polls in any turn at or after {@link #nextWakeNanos()} and arms its timer for this time only, so that a
+     * turn it makes for packets does the work a timer wake-up would have cost. A driver that wakes exactly when
+     * asked (the simulator) uses {@link #nextWakeNanos()}. The default is {@link #nextWakeNanos()}.
+     */
+    default long wakeByNanos() {
+        return nextWakeNanos();
+    }
+
+    /**
      * The host that drives this lately took up to {@code lagNanos} between reads of its sockets (its longest
      * recent event-loop turn; 0 when it keeps up). Packets it hands over may have waited that long, and what this
      * sends may wait as long before it leaves. The default ignores it (a simulated host never lags).

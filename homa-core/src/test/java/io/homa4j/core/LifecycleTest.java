@@ -211,6 +211,20 @@ class LifecycleTest {
     }
 
     @Test
+    void theTickMayWaitForATurnButACallDeadlineMayNot() {
+        client.call(server, 10, 1); // sent at once: the tick is all the client has pending
+        long tickAt = client.engine.nextWakeNanos();
+        assertEquals(net.now() + config.tickNanos(), tickAt);
+        long latest = client.engine.wakeByNanos();
+        assertTrue(latest > tickAt && latest < tickAt + config.tickNanos(), "late by less than a tick: " + latest);
+
+        long deadline = net.now() + config.tickNanos() + 1;
+        client.engine.call(server.address, TestNet.payload(10, 2), deadline, net.now());
+        assertEquals(tickAt, client.engine.nextWakeNanos());
+        assertEquals(deadline, client.engine.wakeByNanos(), "a caller's deadline is not run late");
+    }
+
+    @Test
     void nextWakeIsIdleWithoutState() {
         assertEquals(Long.MAX_VALUE, client.engine.nextWakeNanos());
         long id = client.call(server, 10, 1);

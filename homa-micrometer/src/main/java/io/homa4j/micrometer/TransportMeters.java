@@ -36,8 +36,11 @@ final class TransportMeters {
                 tags.and("reason", "filtered_inbound"), TransportStats::filteredInbound);
         counter(registry, endpoint, "homa.transport.socket.errors", "socket errors", "errors", tags,
                 TransportStats::socketErrors);
-        counter(registry, endpoint, "homa.transport.engine.wakes", "timer and pacer wake-ups of the engine", "wakes",
+        counter(registry, endpoint, "homa.transport.engine.wakes", "runs of the engine's timers and pacer", "wakes",
                 tags, TransportStats::engineWakes);
+        counter(registry, endpoint, "homa.transport.engine.timer.wakes",
+                "runs of the engine's timers and pacer that needed a wake-up of their own", "wakes", tags,
+                TransportStats::timerWakes);
         counter(registry, endpoint, "homa.transport.engine.failures",
                 "exceptions that escaped the engine into the event loop (bugs; each logged)", "exceptions", tags,
                 TransportStats::engineFailures);

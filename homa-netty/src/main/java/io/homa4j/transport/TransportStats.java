@@ -20,7 +20,10 @@ package io.homa4j.transport;
  * @param filteredOutbound  datagrams a fault-injecting filter ({@code io.homa4j.faults}) dropped on the way out
  * @param filteredInbound   datagrams a fault-injecting filter dropped on the way in
  * @param socketErrors      socket errors reported by Netty (failed plain sends, failed reads)
- * @param engineWakes       times the event loop woke the engine for its timers or pacer ({@code poll})
+ * @param engineWakes       times the event loop ran the engine's timers and pacer ({@code poll})
+ * @param timerWakes        of those, the ones the event loop's own timer woke it for; the others ran at the end of
+ *                          a turn it made for packets or calls anyway (on a VM a wake-up costs tens of
+ *                          microseconds of CPU, so these are what a loaded host wants few of)
  * @param socketDrops       datagrams the kernel dropped because the receive buffer of one of the endpoint's
  *                          sockets was full (read from /proc/net/udp); -1 where the kernel does not say
  * @param probesSent        PROBE packets sent to servers not heard from lately, to learn at once that nothing
@@ -37,7 +40,7 @@ public record TransportStats(long datagramsSent, long bytesSent, long gsoSends, 
                              long datagramsReceived, long bytesReceived, long coalescedReceived,
                              long packetsReceived, long receiveBursts, long oversizedDropped,
                              long filteredOutbound, long filteredInbound, long socketErrors,
-                             long engineWakes, long socketDrops, long probesSent, long probesRefused,
+                             long engineWakes, long timerWakes, long socketDrops, long probesSent, long probesRefused,
                              long probesSkipped, long probesOpen, long engineFailures) {
 
     /** Datagrams per GSO send, or 0 before the first one. */

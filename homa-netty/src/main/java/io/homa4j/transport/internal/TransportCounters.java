@@ -22,6 +22,7 @@ public final class TransportCounters {
     volatile long filteredInbound;
     volatile long socketErrors;
     volatile long engineWakes;
+    volatile long timerWakes;
     volatile long probesSent;
     volatile long probesRefused;
     volatile long probesSkipped;
@@ -47,7 +48,7 @@ public final class TransportCounters {
     public TransportStats snapshot(long socketDrops) {
         return new TransportStats(datagramsSent, bytesSent, gsoSends, gsoSegments, gsoFallbacks,
                 datagramsReceived, bytesReceived, coalescedReceived, packetsReceived, receiveBursts, oversizedDropped,
-                filteredOutbound, filteredInbound, socketErrors, engineWakes, socketDrops, probesSent, probesRefused,
+                filteredOutbound, filteredInbound, socketErrors, engineWakes, timerWakes, socketDrops, probesSent, probesRefused,
                 probesSkipped, probesOpen, engineFailures);
     }
 }

@@ -194,6 +194,38 @@ class HomaInboundHandlerTest {
     }
 
     @Test
+    void workThatMayRunLateRunsInATurnForPacketsAndTheArmedWakeMovesOn() {
+        channel.freezeTime();
+        long start = clockNanos;
+        engine.nextWake = start + 1_000_000;
+        engine.lateness = 750_000;
+        engine.tickEvery = 1_000_000;
+        channel.writeInbound(datagram(10)); // this turn arms the wake at 1.75 ms
+        channel.runPendingTasks();
+
+        advance(1_200_000); // 1.2 ms: the tick is due, its wake not yet
+        assertEquals(0, engine.polls.size(), "the wake is armed at the tick's latest time, not at its due time");
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks();
+        assertEquals(List.of(start + 1_200_000), engine.polls, "the turn for the packet ran the tick");
+
+        advance(600_000); // 1.8 ms: past the first wake's time, which the turn moved to 2.75 ms
+        assertEquals(1, engine.polls.size(), "no wake-up for work already done");
+        advance(1_000_000); // 2.8 ms: no packet came for the tick due at 2 ms
+        assertEquals(List.of(start + 1_200_000, start + 2_800_000), engine.polls);
+        assertEquals(2, counters.snapshot().engineWakes());
+        assertEquals(1, counters.snapshot().timerWakes(), "one of them needed a wake-up of its own");
+    }
+
+    /** Moves the driver's clock and the channel's scheduler together, and runs what became due. */
+    private void advance(long nanos) {
+        clockNanos += nanos;
+        channel.advanceTimeBy(nanos, TimeUnit.NANOSECONDS);
+        channel.runScheduledPendingTasks();
+        channel.runPendingTasks();
+    }
+
+    @Test
     void overdueWakePollsOnTheNextTurn() {
         engine.nextWake = clockNanos - 1;
         channel.writeInbound(datagram(10));
@@ -348,6 +380,10 @@ class HomaInboundHandlerTest {
         DatagramSink sink;
         boolean echo;
         long nextWake = Long.MAX_VALUE;
+        /** When above 0, work that may run this late follows every {@link #nextWake} (a ticking engine). */
+        long lateness;
+        /** When above 0, a poll that is due moves {@link #nextWake} on by this much (the next tick). */
+        long tickEvery;
 
         @Override
         public void onPacket(InetSocketAddress sender, ByteBuf packet, long nowNanos) {
@@ -384,13 +420,18 @@ class HomaInboundHandlerTest {
                 throw new IllegalStateException("engine bug in poll (test)");
             }
             if (nowNanos >= nextWake) {
-                nextWake = Long.MAX_VALUE;
+                nextWake = tickEvery > 0 ? nextWake + tickEvery : Long.MAX_VALUE;
             }
         }
 
         @Override
         public long nextWakeNanos() {
             return nextWake;
+        }
+
+        @Override
+        public long wakeByNanos() {
+            return nextWake == Long.MAX_VALUE ? nextWake : nextWake + lateness;
         }
 
         void releaseAll() {

@@ -4,13 +4,27 @@ package io.homa4j.core.internal.timer;
  * When the next timer tick is due. Ticks run only while there is state to watch (armed), and a caller that
  * polls late gets one tick, not a burst of catch-up ticks: the silence a tick counts is the engine's, and an
  * engine that was not polled did not look at its packets either. Engine thread only.
+ *
+ * <p>A tick may run up to {@link #latenessNanos()} late without changing how many ticks a second of silence
+ * counts: the next tick stays on the grid ({@code due + tickNanos}), so a late tick is followed by an early one.
+ * A driver whose loop turns come often anyway uses that lateness to run the tick in a turn it makes for packets
+ * rather than wake for it ({@link io.homa4j.core.PacketDriven#wakeByNanos()}).
  */
 public final class TickClock {
+    /**
+     * The share of a tick by which a tick may run late. Below one tick with room for a late event-loop timer
+     * (about 0.2 ms on this project's VMs, {@code PacerTimerSlack}), so that a tick run at the end of its lateness
+     * still keeps the grid at the default 1 ms tick.
+     */
+    static final double LATENESS_SHARE_OF_TICK = 0.75;
+
     private final long tickNanos;
+    private final long latenessNanos;
     private long nextTickNanos = Long.MAX_VALUE;
 
     public TickClock(long tickNanos) {
         this.tickNanos = tickNanos;
+        this.latenessNanos = (long) (tickNanos * LATENESS_SHARE_OF_TICK);
     }
 
     /** Makes sure a tick is scheduled (no-op when one already is). */
@@ -40,5 +54,15 @@ public final class TickClock {
     /** Time of the next tick, or Long.MAX_VALUE when disarmed. */
     public long nextTickNanos() {
         return nextTickNanos;
+    }
+
+    /** The latest time the next tick should run, or Long.MAX_VALUE when disarmed. */
+    public long latestTickNanos() {
+        return nextTickNanos == Long.MAX_VALUE ? Long.MAX_VALUE : nextTickNanos + latenessNanos;
+    }
+
+    /** How late a tick may run and keep the grid. */
+    public long latenessNanos() {
+        return latenessNanos;
     }
 }

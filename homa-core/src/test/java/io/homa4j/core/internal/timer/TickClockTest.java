@@ -1,0 +1,53 @@
+package io.homa4j.core.internal.timer;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TickClockTest {
+    private static final long TICK = 1_000_000;
+
+    @Test
+    void disarmedHasNoTickAndNoLatestTime() {
+        TickClock clock = new TickClock(TICK);
+        assertEquals(Long.MAX_VALUE, clock.nextTickNanos());
+        assertEquals(Long.MAX_VALUE, clock.latestTickNanos());
+        assertFalse(clock.due(Long.MAX_VALUE - 1));
+    }
+
+    @Test
+    void aTickMayRunLateByLessThanATick() {
+        TickClock clock = new TickClock(TICK);
+        clock.arm(0);
+        assertEquals(TICK, clock.nextTickNanos());
+        assertTrue(clock.latenessNanos() > 0 && clock.latenessNanos() < TICK);
+        assertEquals(TICK + clock.latenessNanos(), clock.latestTickNanos());
+    }
+
+    @Test
+    void lateTicksKeepTheGridSoASecondStillCountsTheSameTicks() {
+        TickClock clock = new TickClock(TICK);
+        clock.arm(0);
+        int ticks = 0;
+        for (long now = 0; now <= 1_000_000_000L + TICK; now += 1_000) {
+            // every tick runs at the very end of its lateness, as a driver with no packet turns would run it
+            if (now >= clock.latestTickNanos()) {
+                assertTrue(clock.due(now));
+                clock.ticked(now, true);
+                ticks++;
+            }
+        }
+        assertEquals(1_000, ticks, "a tick per tickNanos (1,000 due by 1 s + 1 ms), whatever their lateness");
+    }
+
+    @Test
+    void aTickLaterThanATickStartsANewGridRatherThanABurst() {
+        TickClock clock = new TickClock(TICK);
+        clock.arm(0);
+        clock.ticked(5 * TICK + 1, true);
+        assertEquals(6 * TICK + 1, clock.nextTickNanos());
+        assertFalse(clock.due(6 * TICK));
+    }
+}
