@@ -53,8 +53,13 @@ final class CompareCommand implements Command {
      */
     static final int RACK_LINK_MBPS = 25;
     static final int RACK_HOSTS = 4;
-    /** The four JVMs start and compile on two cores: keep that out of the measured window. */
-    static final double RACK_WARMUP_SECONDS = 8;
+    /**
+     * The four JVMs start and compile on two cores: keep that out of the measured window. With 8 s, C2 was still
+     * compiling for most of it: a Homa JVM spends about 11.5 s compiling in a repeat (TCP's about 3.9 s;
+     * {@code -XX:+CITime}, 2026-12-05), and its C2 threads took 85% of a core at 14-19 s of JVM age and 18% at
+     * 24-29 s, which the event loops' wake-ups then queue behind (docs/results.md, 2026-12-05 afternoon).
+     */
+    static final double RACK_WARMUP_SECONDS = 20;
     /**
      * Loopback: the offered load is {@code --load} of this; Homa's pacing rate on loopback is
      * {@link #LOOPBACK_HOMA_PACE_MBPS}. Both measured on the team's two-core machine, docs/benchmarks.md: at 0.2
