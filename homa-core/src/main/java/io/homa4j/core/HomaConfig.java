@@ -34,6 +34,7 @@ public final class HomaConfig {
     private final double fifoGrantFraction;
     private final long pacerMaxQueueNanos;
     private final int pacerNeverDeferBytes;
+    private final long pacerWakeLatenessNanos;
     private final long tickNanos;
     private final int resendTicks;
     /** What the builder was given: 0 derives {@link #resendTicks} (kept so toBuilder re-derives). */
@@ -95,6 +96,11 @@ public final class HomaConfig {
         this.fifoGrantFraction = b.fifoGrantFraction;
         this.pacerMaxQueueNanos = positive(b.pacerMaxQueueNanos, "pacerMaxQueueNanos");
         this.pacerNeverDeferBytes = nonNegative(b.pacerNeverDeferBytes, "pacerNeverDeferBytes");
+        if (b.pacerWakeLatenessNanos < 0 || b.pacerWakeLatenessNanos >= pacerMaxQueueNanos) {
+            throw new IllegalArgumentException("pacerWakeLatenessNanos must be in [0, pacerMaxQueueNanos "
+                    + pacerMaxQueueNanos + "): " + b.pacerWakeLatenessNanos);
+        }
+        this.pacerWakeLatenessNanos = b.pacerWakeLatenessNanos;
         this.tickNanos = positive(b.tickNanos, "tickNanos");
         this.resendTicksSetting = nonNegative(b.resendTicks, "resendTicks");
         this.resendTicks = b.resendTicks > 0 ? b.resendTicks
@@ -136,6 +142,7 @@ public final class HomaConfig {
         b.fifoGrantFraction = fifoGrantFraction;
         b.pacerMaxQueueNanos = pacerMaxQueueNanos;
         b.pacerNeverDeferBytes = pacerNeverDeferBytes;
+        b.pacerWakeLatenessNanos = pacerWakeLatenessNanos;
         b.tickNanos = tickNanos;
         b.resendTicks = resendTicksSetting;
         b.abortTicks = abortTicks;
@@ -209,6 +216,15 @@ public final class HomaConfig {
 
     /** Messages with at most this many bytes left are never deferred by the pacer. */
     public int pacerNeverDeferBytes() { return pacerNeverDeferBytes; }
+
+    /**
+     * How late a wake-up for the pacer may come: the engine asks to be polled when the next packet has room
+     * ({@link PacketDriven#nextWakeNanos()}) and at the latest this much later ({@link PacketDriven#wakeByNanos()}),
+     * when the host's queue has drained that much further; the packets that fit then go in one turn. 0 (the
+     * default, and the simulator's): one wake-up per packet once the queue is full. A driver whose timers fire
+     * late must keep this below {@link #pacerMaxQueueNanos()} minus that lateness, or the link idles.
+     */
+    public long pacerWakeLatenessNanos() { return pacerWakeLatenessNanos; }
 
     /** Period of the timer tick that drives RESEND, NEED_ACK and timeouts. */
     public long tickNanos() { return tickNanos; }
@@ -314,7 +330,8 @@ public final class HomaConfig {
                 + ", unscheduledBytes=" + unscheduledBytes + ", maxOvercommit=" + maxOvercommit
                 + ", maxGrantedPerPeer=" + maxGrantedPerPeer
                 + ", maxIncomingBytes=" + maxIncomingBytes + ", fifoGrantFraction=" + fifoGrantFraction
-                + ", pacerMaxQueueNanos=" + pacerMaxQueueNanos + ", tickNanos=" + tickNanos
+                + ", pacerMaxQueueNanos=" + pacerMaxQueueNanos + ", pacerWakeLatenessNanos=" + pacerWakeLatenessNanos
+                + ", tickNanos=" + tickNanos
                 + ", resendTicks=" + resendTicks + ", maxMessageBytes=" + maxMessageBytes + '}';
     }
 
@@ -372,6 +389,7 @@ public final class HomaConfig {
         private double fifoGrantFraction = 0.05;
         private long pacerMaxQueueNanos = 5_000;
         private int pacerNeverDeferBytes = 1_000;
+        private long pacerWakeLatenessNanos;
         private long tickNanos = 1_000_000;
         private int resendTicks;
         private int abortTicks = 1_000;
@@ -406,6 +424,7 @@ public final class HomaConfig {
         public Builder fifoGrantFraction(double v) { fifoGrantFraction = v; return this; }
         public Builder pacerMaxQueueNanos(long v) { pacerMaxQueueNanos = v; return this; }
         public Builder pacerNeverDeferBytes(int v) { pacerNeverDeferBytes = v; return this; }
+        public Builder pacerWakeLatenessNanos(long v) { pacerWakeLatenessNanos = v; return this; }
         public Builder tickNanos(long v) { tickNanos = v; return this; }
         /** Fixed RESEND timeout in ticks; 0 (default) derives it from the link rate (see resendTicks()). */
         public Builder resendTicks(int v) { resendTicks = v; return this; }

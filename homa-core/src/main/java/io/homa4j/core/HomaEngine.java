@@ -551,26 +551,27 @@ public final class HomaEngine implements Engine {
      * Calling poll earlier or more often is harmless.
      */
     public long nextWakeNanos() {
-        return wakeWithTickAt(tickClock.nextTickNanos());
+        return wake(tickClock.nextTickNanos(), transmitter.nextWakeNanos());
     }
 
     /**
      * {@link #nextWakeNanos()}, except that the timer tick (RESEND, NEED_ACK and abort checks, counted in ticks)
-     * may run up to {@link TickClock#latenessNanos()} late; the pacer and call deadlines may not.
+     * may run up to {@link TickClock#latenessNanos()} late and the pacer up to
+     * {@link HomaConfig#pacerWakeLatenessNanos()}; call deadlines may not.
      */
     @Override
     public long wakeByNanos() {
-        return wakeWithTickAt(tickClock.latestTickNanos());
+        return wake(tickClock.latestTickNanos(), transmitter.latestWakeNanos());
     }
 
-    private long wakeWithTickAt(long tickNanos) {
+    private long wake(long tickNanos, long pacerNanos) {
         if (closed) {
             return Long.MAX_VALUE;
         }
         if (transmitter.hasUnreadable()) {
             return clock.now(); // RPCs to fail (see call)
         }
-        return Math.min(tickNanos, Math.min(clients.nextDeadlineNanos(), transmitter.nextWakeNanos()));
+        return Math.min(tickNanos, Math.min(clients.nextDeadlineNanos(), pacerNanos));
     }
 
     /**

@@ -37,4 +37,15 @@ class HomaConfigTest {
         assertEquals(16, rebuilt.resendTicks());
         assertThrows(IllegalArgumentException.class, () -> HomaConfig.builder().resendTicks(-1).build());
     }
+
+    @Test
+    void thePacersWakeLatenessStaysBelowItsQueueBound() {
+        assertEquals(0, HomaConfig.defaults().pacerWakeLatenessNanos(), "the simulator's engine wakes per packet");
+        HomaConfig set = HomaConfig.builder().pacerMaxQueueNanos(3_840_000).pacerWakeLatenessNanos(1_480_000).build();
+        assertEquals(1_480_000, set.toBuilder().build().pacerWakeLatenessNanos());
+        assertThrows(IllegalArgumentException.class,
+                () -> HomaConfig.builder().pacerWakeLatenessNanos(-1).build());
+        assertThrows(IllegalArgumentException.class, () -> HomaConfig.builder().pacerMaxQueueNanos(100_000)
+                .pacerWakeLatenessNanos(100_000).build(), "at the bound the link would idle before the wake-up");
+    }
 }

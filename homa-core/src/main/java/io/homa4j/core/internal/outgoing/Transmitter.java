@@ -37,6 +37,8 @@ public final class Transmitter {
     private final PacketEncoder encoder;
     private final Metrics metrics;
     private final Pacer pacer;
+    /** {@link HomaConfig#pacerWakeLatenessNanos()}: how late a poll for the pacer may come. */
+    private final long wakeLatenessNanos;
     /** What the pacer adds to a packet's UDP payload: IP and UDP headers and the link's framing. */
     private final int packetOverheadBytes;
     private final int maxPayload;
@@ -84,6 +86,7 @@ public final class Transmitter {
         this.encoder = encoder;
         this.metrics = metrics;
         this.pacer = new Pacer(config.linkMbps(), config.pacerMaxQueueNanos(), nowNanos);
+        this.wakeLatenessNanos = config.pacerWakeLatenessNanos();
         this.packetOverheadBytes = HomaConfig.IP_UDP_HEADER_BYTES + config.linkFramingBytes();
         this.maxPayload = DataHeader.maxPayload(config.maxUdpPayload());
         this.neverDeferBytes = config.pacerNeverDeferBytes();
@@ -423,6 +426,16 @@ public final class Transmitter {
     public long nextWakeNanos() {
         long wake = sendableWakeNanos();
         return wake == Long.MAX_VALUE ? wake : Math.max(wake, noMemoryUntilNanos);
+    }
+
+    /**
+     * Latest time to poll for the pacer: {@link #nextWakeNanos()} plus {@code pacerWakeLatenessNanos}, by when the
+     * host's queue has drained that much more and several packets go in one turn (Long.MAX_VALUE when nothing is
+     * queued).
+     */
+    public long latestWakeNanos() {
+        long wake = nextWakeNanos();
+        return wake == Long.MAX_VALUE ? wake : wake + wakeLatenessNanos;
     }
 
     private long sendableWakeNanos() {
