@@ -377,6 +377,38 @@ class ReliabilityTest {
         }
     }
 
+    @Test
+    void aLagLongerThanTheInFlightCapStillWidensIt() {
+        // A 300 ms turn (a JVM compiling in its first seconds): the engine stamps the whole turn's sends with the
+        // turn's start, so bytes that left at its end look 300 ms old. The in-flight time's cap (keepAliveTicks,
+        // 100 ms here) is for the peer's measured round trip; it must not clip the host's own lag, or a RESEND
+        // that crossed those bytes draws copies of them (seen on loopback: up to 0.27% of DATA packets).
+        TestNet net = new TestNet();
+        HomaConfig config = HomaConfig.builder().linkMbps(1_000).rttMicros(100).build();
+        TestNet.Node sender = net.node("client", config);
+        TestNet.Node receiver = net.node("server", config);
+        net.dropRule = s -> s.type() == PacketType.DATA && s.from().equals(sender.address) && s.offset() == 0;
+        try {
+            long id = sender.call(receiver, 20_000, 6);
+            net.runFor(MS);
+            net.dropRule = s -> false;
+            sender.engine.onHostLag(300 * MS, net.now());
+            net.runFor(200 * MS);
+            net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
+            net.runFor(MS);
+            assertTrue(retransmissionsFrom(net, sender).isEmpty(),
+                    "200 ms is above the 100 ms cap but within three 300 ms lags: not retransmitted");
+
+            sender.engine.onHostLag(0, net.now());
+            net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
+            net.runUntil(() -> sender.done(id), 2_000 * MS);
+            assertEquals(List.of(0), retransmissionsFrom(net, sender), "without the lag, byte 0 is resent");
+            assertTrue(sender.responses.containsKey(id), () -> "RPC failed: " + sender.failures.get(id));
+        } finally {
+            net.close();
+        }
+    }
+
     private static List<Integer> retransmissionsFrom(TestNet net, TestNet.Node node) {
         return net.sent(PacketType.DATA).stream()
                 .filter(d -> d.from().equals(node.address) && (d.flags() & DataHeader.FLAG_RETRANSMIT) != 0)
