@@ -24,7 +24,10 @@ LINK_MBPS=25
 WORKLOAD=w4
 LOAD=0.8
 DURATION=30
-WARMUP=20   # the JVMs start on two cores: keep their JIT compilation (C2 busy for ~20 s) out of the measured window
+# The JVMs start on two cores: keep their JIT compilation out of the measured window. With 20 s, C2 was still
+# compiling and recompiling the engine's hottest methods (deoptimised when a rare branch is first taken) 20-50 s
+# into a Homa JVM's life (-XX:+PrintCompilation, 2026-12-05 16:15 UTC); docs/results.md has the A/B runs.
+WARMUP=45
 OUT=results/netlab
 MAX_MESSAGE=1000000
 RTT_US=auto
@@ -65,7 +68,12 @@ PREFIX=${NETLAB_PREFIX:-homa-lab}
 # No periodic "Cleanup" safepoint (GuaranteedSafepointInterval=0): with four JVMs on two cores, reaching one took
 # 1-7 ms (up to 106 ms at start-up) about once a second per JVM (-Xlog:safepoint, 2026-12-03 15:31 UTC), stopping the
 # generator with every other thread.
-JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2 -XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0"}
+# -XX:PerMethodTrapLimit=0: C2 compiles a branch it has not yet seen taken instead of an uncommon trap, so a packet
+# type first met 30 s into a run (a RESEND, a BUSY) does not throw the event loop's compiled dispatch back to
+# profiling code and C2 into another compile of it: without it, HomaEngine.dispatch was made not entrant and
+# recompiled at 22 and 34 s, HomaEngine.transmit at 26 and 40 s; with it, once (2026-12-05 16:15-16:17 UTC). The
+# rack's JVMs took 25-33% of the machine with it against 32-40% without (docs/results.md).
+JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2 -XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0 -XX:PerMethodTrapLimit=0"}
 CLIENT_TIMEOUT_EXTRA=90    # seconds past warmup + duration before a client counts as hung
 
 usage() {

@@ -57,9 +57,13 @@ final class CompareCommand implements Command {
      * The four JVMs start and compile on two cores: keep that out of the measured window. With 8 s, C2 was still
      * compiling for most of it: a Homa JVM spends about 11.5 s compiling in a repeat (TCP's about 3.9 s;
      * {@code -XX:+CITime}, 2026-12-05), and its C2 threads took 85% of a core at 14-19 s of JVM age and 18% at
-     * 24-29 s, which the event loops' wake-ups then queue behind (docs/results.md, 2026-12-05 afternoon).
+     * 24-29 s, which the event loops' wake-ups then queue behind (docs/results.md, 2026-12-05 afternoon). With
+     * 20 s, C2 still recompiled the engine's hottest methods 20-50 s into a JVM's life, each time a rare branch was
+     * first taken (compare.sh's {@code -XX:PerMethodTrapLimit=0} removes most of that); Homa-only rack runs gave
+     * short-message P99 27.6-31.4 ms with 45 s against 29.2-44.6 ms (median 39.4) with 20 s (docs/results.md,
+     * 2026-12-05 evening).
      */
-    static final double RACK_WARMUP_SECONDS = 20;
+    static final double RACK_WARMUP_SECONDS = 45;
     /**
      * Loopback: the offered load is {@code --load} of this; Homa's pacing rate on loopback is
      * {@link #LOOPBACK_HOMA_PACE_MBPS}. Both measured on the team's two-core machine, docs/benchmarks.md: at 0.2
