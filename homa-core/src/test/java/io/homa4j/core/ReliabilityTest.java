@@ -350,27 +350,15 @@ class ReliabilityTest {
         // The host reported 20 ms turns: a RESEND it reads may have waited that long behind them, so bytes sent
         // 10 ms ago may have crossed it (BUSY, no copy); once the lag is gone, the same question means a loss.
         TestNet net = new TestNet();
-        HomaConfig config = HomaConfig.builder().linkMbps(1_000).rttMicros(100).build();
-        TestNet.Node sender = net.node("client", config);
-        TestNet.Node receiver = net.node("server", config);
-        net.dropRule = s -> s.type() == PacketType.DATA && s.from().equals(sender.address) && s.offset() == 0;
+        TestNet.Node sender = net.node("client", LAG_CONFIG);
+        TestNet.Node receiver = net.node("server", LAG_CONFIG);
         try {
-            long id = sender.call(receiver, 20_000, 5);
-            net.runFor(MS); // every unscheduled byte has left; byte 0 was lost
-            net.dropRule = s -> false;
-            sender.engine.onHostLag(20 * MS, net.now());
-            net.runFor(9 * MS);
-            net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
-            net.runFor(MS);
+            long id = resendAfterLosingByteZeroWhileLagging(net, sender, receiver, 20 * MS, 9 * MS, 5);
             assertTrue(retransmissionsFrom(net, sender).isEmpty(), "10 ms < 3 lags: not retransmitted");
             assertTrue(net.sent(PacketType.BUSY).stream()
                     .anyMatch(b -> b.from().equals(sender.address) && b.rpcId() == id), "answered BUSY");
 
-            sender.engine.onHostLag(0, net.now());
-            net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
-            net.runUntil(() -> sender.done(id), 2_000 * MS);
-            assertEquals(List.of(0), retransmissionsFrom(net, sender), "without the lag, byte 0 is resent");
-            assertTrue(sender.responses.containsKey(id), () -> "RPC failed: " + sender.failures.get(id));
+            assertResentOnceTheLagIsGone(net, sender, receiver, id);
             assertEquals(expectedChecksum(20_000, 5), sender.responses.get(id)[1]);
         } finally {
             net.close();
@@ -384,29 +372,47 @@ class ReliabilityTest {
         // 100 ms here) is for the peer's measured round trip; it must not clip the host's own lag, or a RESEND
         // that crossed those bytes draws copies of them (seen on loopback: up to 0.27% of DATA packets).
         TestNet net = new TestNet();
-        HomaConfig config = HomaConfig.builder().linkMbps(1_000).rttMicros(100).build();
-        TestNet.Node sender = net.node("client", config);
-        TestNet.Node receiver = net.node("server", config);
-        net.dropRule = s -> s.type() == PacketType.DATA && s.from().equals(sender.address) && s.offset() == 0;
+        TestNet.Node sender = net.node("client", LAG_CONFIG);
+        TestNet.Node receiver = net.node("server", LAG_CONFIG);
         try {
-            long id = sender.call(receiver, 20_000, 6);
-            net.runFor(MS);
-            net.dropRule = s -> false;
-            sender.engine.onHostLag(300 * MS, net.now());
-            net.runFor(200 * MS);
-            net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
-            net.runFor(MS);
+            long id = resendAfterLosingByteZeroWhileLagging(net, sender, receiver, 300 * MS, 200 * MS, 6);
             assertTrue(retransmissionsFrom(net, sender).isEmpty(),
                     "200 ms is above the 100 ms cap but within three 300 ms lags: not retransmitted");
 
-            sender.engine.onHostLag(0, net.now());
-            net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
-            net.runUntil(() -> sender.done(id), 2_000 * MS);
-            assertEquals(List.of(0), retransmissionsFrom(net, sender), "without the lag, byte 0 is resent");
-            assertTrue(sender.responses.containsKey(id), () -> "RPC failed: " + sender.failures.get(id));
+            assertResentOnceTheLagIsGone(net, sender, receiver, id);
         } finally {
             net.close();
         }
+    }
+
+    private static final HomaConfig LAG_CONFIG = HomaConfig.builder().linkMbps(1_000).rttMicros(100).build();
+
+    /**
+     * {@code sender} calls {@code receiver} with 20,000 B whose byte 0 is lost; then the host reports
+     * {@code lagNanos} turns, {@code waitNanos} pass, and the server's RESEND for byte 0 arrives (and 1 ms more).
+     * Returns the call's id.
+     */
+    private static long resendAfterLosingByteZeroWhileLagging(TestNet net, TestNet.Node sender, TestNet.Node receiver,
+                                                              long lagNanos, long waitNanos, int seed) {
+        net.dropRule = s -> s.type() == PacketType.DATA && s.from().equals(sender.address) && s.offset() == 0;
+        long id = sender.call(receiver, 20_000, seed);
+        net.runFor(MS); // every unscheduled byte has left; byte 0 was lost
+        net.dropRule = s -> false;
+        sender.engine.onHostLag(lagNanos, net.now());
+        net.runFor(waitNanos);
+        net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
+        net.runFor(MS);
+        return id;
+    }
+
+    /** With the lag back to 0, the same RESEND draws byte 0 again, and the call completes. */
+    private static void assertResentOnceTheLagIsGone(TestNet net, TestNet.Node sender, TestNet.Node receiver,
+                                                     long id) {
+        sender.engine.onHostLag(0, net.now());
+        net.inject(receiver.address, sender, ENCODER.resend(id ^ 1, 0, 1432, 7));
+        net.runUntil(() -> sender.done(id), 2_000 * MS);
+        assertEquals(List.of(0), retransmissionsFrom(net, sender), "without the lag, byte 0 is resent");
+        assertTrue(sender.responses.containsKey(id), () -> "RPC failed: " + sender.failures.get(id));
     }
 
     private static List<Integer> retransmissionsFrom(TestNet net, TestNet.Node node) {
