@@ -65,6 +65,11 @@ LOAD_MBPS=""      # request bits per client; overrides --load
 PREFIX=${NETLAB_PREFIX:-homa-lab}
 # The heap at its full size from the start, touched before the run: a growing 64 MB heap paused the JVMs for 30-50 ms
 # in the first seconds (GC log, 2026-12-03 12:44 UTC), and a pause stops the generator too (late sends).
+# 128 MB, not more: this machine's kernel runs DAMON proactive reclaim (kdamond, paddr, action pageout), and every
+# pre-touched page a JVM never uses again is cold memory it keeps trying to page out. With 4 x 512 MB its thread
+# held a core for 10-21 ms at a time and took 4.7-5.6 s of CPU per Homa-only run; the event loops it displaced
+# waited that long with a packet in their socket (perf sched + per-packet trace, 2026-12-06 01:00-01:30 UTC). With
+# 4 x 128 MB: 2.3-2.5 s, Homa's short-message P99 12.5/15.0 ms against 34.5/25.8 ms (alternating, docs/results.md).
 # No periodic "Cleanup" safepoint (GuaranteedSafepointInterval=0): with four JVMs on two cores, reaching one took
 # 1-7 ms (up to 106 ms at start-up) about once a second per JVM (-Xlog:safepoint, 2026-12-03 15:31 UTC), stopping the
 # generator with every other thread.
@@ -73,7 +78,7 @@ PREFIX=${NETLAB_PREFIX:-homa-lab}
 # profiling code and C2 into another compile of it: without it, HomaEngine.dispatch was made not entrant and
 # recompiled at 22 and 34 s, HomaEngine.transmit at 26 and 40 s; with it, once (2026-12-05 16:15-16:17 UTC). The
 # rack's JVMs took 25-33% of the machine with it against 32-40% without (docs/results.md).
-JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2 -XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0 -XX:PerMethodTrapLimit=0"}
+JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms128m -Xmx128m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2 -XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0 -XX:PerMethodTrapLimit=0"}
 CLIENT_TIMEOUT_EXTRA=90    # seconds past warmup + duration before a client counts as hung
 
 usage() {
