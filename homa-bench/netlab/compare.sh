@@ -65,10 +65,11 @@ LOAD_MBPS=""      # request bits per client; overrides --load
 PREFIX=${NETLAB_PREFIX:-homa-lab}
 # The heap at its full size from the start, touched before the run: a growing 64 MB heap paused the JVMs for 30-50 ms
 # in the first seconds (GC log, 2026-12-03 12:44 UTC), and a pause stops the generator too (late sends).
-# 128 MB, not more: this machine's kernel runs DAMON proactive reclaim (kdamond, paddr, action pageout), and every
-# pre-touched page a JVM never uses again is cold memory it keeps trying to page out. With 4 x 512 MB its thread
-# held a core for 10-21 ms at a time and took 4.7-5.6 s of CPU per Homa-only run; the event loops it displaced
-# waited that long with a packet in their socket (perf sched + per-packet trace, 2026-12-06 01:00-01:30 UTC). With
+# 128 MB, not more: this machine's kernel runs DAMON proactive reclaim (kdamond, paddr, action pageout), and a
+# pre-touched page a JVM never uses again is cold memory for it (our reading; not traced inside the kernel). With
+# 4 x 512 MB its thread held a core for 10-21 ms at a time and took 4.7-5.6 s of CPU per Homa-only run; the event
+# loops it displaced waited that long with a packet in their socket (sched_switch trace + per-packet timestamps,
+# 2026-12-06 00:12-01:27 UTC). With
 # 4 x 128 MB: 2.3-2.5 s, Homa's short-message P99 12.5/15.0 ms against 34.5/25.8 ms (alternating, docs/results.md).
 # No periodic "Cleanup" safepoint (GuaranteedSafepointInterval=0): with four JVMs on two cores, reaching one took
 # 1-7 ms (up to 106 ms at start-up) about once a second per JVM (-Xlog:safepoint, 2026-12-03 15:31 UTC), stopping the
