@@ -18,9 +18,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 HOSTS=4
-# 25 Mbit/s: the rate at which the Homa JVMs leave the CPU free (one JVM per host: 21-22% of the 2 cores in the
-# W4 runs of 2026-12-02 22:45-23:00 UTC, docs/results.md; at 100 Mbit/s 63%, the machine 75% busy).
-LINK_MBPS=25
+# 50 Mbit/s: the highest rate measured at which the machine stays well under 70% busy (2026-12-06, the README's
+# main job with --link-mbps: 48-51% busy during Homa's repeats at 50 Mbit/s, 68-77% at 100 Mbit/s, where the
+# CPU rather than the link set the largest messages' tail; 26-29% at 25 Mbit/s; docs/results.md).
+LINK_MBPS=50
 WORKLOAD=w4
 LOAD=0.8
 DURATION=30
