@@ -10,11 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ThroughputCollectorTest {
     @Test
-    void theChildGetsTheSameOptionsThePlanTheParallelCollectorAndNoLeakSampling() {
+    void theChildGetsTheSameOptionsThePlanTheParallelCollectorNoLeakSamplingAndNoBranchTraps() {
         List<String> command = ThroughputCollector.childCommand("/jdk/bin/java", List.of("-Xmx2g", "-Dx=1"),
                 "homa-bench.jar", List.of("--workload", "w4", "--duration-ms", "5"));
         assertEquals(List.of("/jdk/bin/java", "-Xmx2g", "-Dx=1", "-XX:+UseParallelGC",
-                "-Dio.netty.leakDetection.level=disabled", "-cp", "homa-bench.jar",
+                "-Dio.netty.leakDetection.level=disabled", "-XX:PerMethodTrapLimit=0", "-cp", "homa-bench.jar",
                 "io.homa4j.bench.Main", "simulate", "--workload", "w4", "--duration-ms", "5", "--in-process"),
                 command);
     }
@@ -26,6 +26,14 @@ class ThroughputCollectorTest {
         assertTrue(command.contains("-Dio.netty.leakDetection.level=paranoid"));
         assertFalse(command.contains("-Dio.netty.leakDetection.level=disabled"));
         assertTrue(ThroughputCollector.leakDetectionChosen(List.of("-Dio.netty.leakDetectionLevel=simple")));
+    }
+
+    @Test
+    void aTrapLimitTheUserChoseIsKept() {
+        List<String> command = ThroughputCollector.childCommand("/jdk/bin/java",
+                List.of("-XX:PerMethodTrapLimit=100"), "homa-bench.jar", List.of("--workload", "w1"));
+        assertTrue(command.contains("-XX:PerMethodTrapLimit=100"));
+        assertFalse(command.contains("-XX:PerMethodTrapLimit=0"));
     }
 
     @Test
