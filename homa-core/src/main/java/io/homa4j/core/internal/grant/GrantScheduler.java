@@ -7,9 +7,7 @@ import io.homa4j.core.internal.order.Ranked;
 import io.homa4j.core.internal.priority.ScheduledPriorities;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The receiver's grant policy (Homa's receiver-driven congestion control).
@@ -55,15 +53,17 @@ public final class GrantScheduler {
     private final GrantOrder active;
     /** The same messages oldest first; its first is asked for on every packet. */
     private final FirstCachingSet<IncomingMessage> activeByAge = new FirstCachingSet<>(Ranked.AGE);
-    /** The messages in {@link #active} (and {@link #activeByAge}), for the membership test on every packet. */
-    private final Set<IncomingMessage> activeMembers = new HashSet<>();
-    /** The messages holding an SRPT grant slot. */
-    private final Set<IncomingMessage> grantedSet = new HashSet<>();
+    /**
+     * Messages holding an SRPT grant slot: those with {@link IncomingMessage#holdsGrantSlot()} set. Membership of
+     * {@link #active} is a flag of the message too ({@link IncomingMessage#awaitingGrants()}): both are asked on
+     * every packet, and a field costs less than a lookup in the hash sets that held them before.
+     */
+    private int slotHolders;
     /** Between {@link #beforeUpdate} and {@link #afterUpdate}: the message was taken out of the SRPT order. */
     private boolean reorderPending;
     /**
-     * Between {@link #beforeUpdate} and {@link #afterUpdate}: the message is in {@link #activeMembers} (the update
-     * cannot change that, so the bracket asks the set once per packet, not twice).
+     * Between {@link #beforeUpdate} and {@link #afterUpdate}: the message waits for grants (the update
+     * cannot change that, so the bracket asks once per packet, not twice).
      */
     private boolean updatingActive;
     /** Scratch of {@link #schedule}: messages it granted fully, deactivated after the pass over the candidates. */
@@ -105,7 +105,7 @@ public final class GrantScheduler {
         if (m.granted() < m.length()) {
             active.add(m);
             activeByAge.add(m);
-            activeMembers.add(m);
+            m.awaitingGrants(true);
         }
     }
 
@@ -121,7 +121,7 @@ public final class GrantScheduler {
         // Receiving bytes only lowers m's SRPT key (and never changes its age), so m can only move towards
         // the front of the SRPT order. It is taken out only when a better-ranked neighbour exists that it might
         // overtake; the front message, the usual receiver of a run of packets, stays in place.
-        updatingActive = activeMembers.contains(m);
+        updatingActive = m.awaitingGrants();
         reorderPending = updatingActive && active.beginUpdate(m, maxNewBytes);
     }
 
@@ -148,22 +148,31 @@ public final class GrantScheduler {
     /** The message is complete or its RPC is gone. */
     public void removed(IncomingMessage m) {
         outstanding -= inFlight(m);
-        if (activeMembers.contains(m)) {
+        if (m.awaitingGrants()) {
             deactivate(m);
         }
-        grantedSet.remove(m);
+        leaveSlot(m);
     }
 
     /** Gives up {@code m}'s slot when it no longer needs one. Slots are only taken by SRPT grants. */
     private void refreshGrantedSet(IncomingMessage m) {
         if ((!m.holdsScheduledGrant() || m.granted() >= m.length())) {
-            grantedSet.remove(m);
+            leaveSlot(m);
         }
     }
 
     private void takeSlot(IncomingMessage m) {
-        if (m.holdsScheduledGrant() && m.granted() < m.length() && grantedSet.add(m)) {
-            metrics.grantedMessages(grantedSet.size());
+        if (m.holdsScheduledGrant() && m.granted() < m.length() && !m.holdsGrantSlot()) {
+            m.holdsGrantSlot(true);
+            slotHolders++;
+            metrics.grantedMessages(slotHolders);
+        }
+    }
+
+    private void leaveSlot(IncomingMessage m) {
+        if (m.holdsGrantSlot()) {
+            m.holdsGrantSlot(false);
+            slotHolders--;
         }
     }
 
@@ -200,7 +209,7 @@ public final class GrantScheduler {
         for (int rank = 0; rank < ranked; rank++) {
             IncomingMessage m = active.pick(rank);
             int priority = priorities.levelFor(rank, ranked);
-            if (m.senderSilent() || grantedSet.size() >= maxOvercommit && !grantedSet.contains(m)) {
+            if (m.senderSilent() || slotHolders >= maxOvercommit && !m.holdsGrantSlot()) {
                 continue;
             }
             int delta = grantAmount(m, m.receivedBytes() + window, minIncrement);
@@ -247,7 +256,7 @@ public final class GrantScheduler {
 
     private void leaveAgeOrder(IncomingMessage m) {
         activeByAge.remove(m);
-        activeMembers.remove(m);
+        m.awaitingGrants(false);
     }
 
     /**
@@ -320,7 +329,7 @@ public final class GrantScheduler {
         if (m.wasFifoTarget()) {
             return true;
         }
-        if (fifoFraction > 0 && activeMembers.contains(m) && activeByAge.first() == m) {
+        if (fifoFraction > 0 && m.awaitingGrants() && activeByAge.first() == m) {
             m.becameFifoTarget();
             return true;
         }
@@ -334,6 +343,6 @@ public final class GrantScheduler {
 
     /** Messages currently holding an SRPT grant slot (at most maxOvercommit). */
     public int grantedMessages() {
-        return grantedSet.size();
+        return slotHolders;
     }
 }

@@ -86,6 +86,13 @@ public final class IncomingMessage implements Ranked {
     private int owedLevel;
     /** Whether it has been the FIFO share's target (see {@code GrantScheduler.fifoTarget}). */
     private boolean fifoTarget;
+    /**
+     * Whether the grant scheduler counts it among the messages waiting for grants. A field rather than a hash set
+     * in the scheduler: it is asked on every DATA packet.
+     */
+    private boolean awaitingGrants;
+    /** Whether it holds one of the grant scheduler's SRPT slots (a field for the same reason). */
+    private boolean holdsGrantSlot;
 
     /**
      * @param owner         the RPC this message belongs to
@@ -411,6 +418,26 @@ public final class IncomingMessage implements Ranked {
     /** Whether it has been the FIFO share's target. */
     public boolean wasFifoTarget() {
         return fifoTarget;
+    }
+
+    /** Whether the grant scheduler has it among the messages waiting for grants (grant scheduler only). */
+    public boolean awaitingGrants() {
+        return awaitingGrants;
+    }
+
+    /** Sets {@link #awaitingGrants()} (grant scheduler only). */
+    public void awaitingGrants(boolean awaiting) {
+        awaitingGrants = awaiting;
+    }
+
+    /** Whether it holds one of the grant scheduler's SRPT slots (grant scheduler only). */
+    public boolean holdsGrantSlot() {
+        return holdsGrantSlot;
+    }
+
+    /** Sets {@link #holdsGrantSlot()} (grant scheduler only). */
+    public void holdsGrantSlot(boolean holds) {
+        holdsGrantSlot = holds;
     }
 
     /** Bytes granted (unscheduled included) that have not arrived. */
