@@ -9,8 +9,11 @@ abstract class SimEvent {
     long timePicos;
     /** Tie-break: events at one instant fire in the order they were scheduled. */
     long sequence;
-    /** Position in the {@link EventQueue} heap, -1 when not scheduled. */
+    /** Position in the {@link EventQueue}'s heap, {@link EventQueue#IN_RING} in its ring, -1 when not scheduled. */
     int heapIndex = -1;
+    /** Neighbours in an {@link EventQueue} ring bucket (null outside the ring). */
+    SimEvent ringPrevious;
+    SimEvent ringNext;
     /**
      * Fires while still first in the queue and, in {@link #fire}, either reschedules itself (moved within the heap:
      * one sift instead of the removal's and the insertion's) or takes itself out. For the links and ports, which
@@ -27,7 +30,7 @@ abstract class SimEvent {
     }
 
     final boolean isScheduled() {
-        return heapIndex >= 0;
+        return heapIndex != -1;
     }
 
     abstract void fire(SimulatedNetwork network);

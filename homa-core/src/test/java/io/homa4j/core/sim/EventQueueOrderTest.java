@@ -220,6 +220,74 @@ class EventQueueOrderTest {
         }
     }
 
+    /**
+     * The queue keeps near events in a ring of buckets and the rest in a heap: with delays from picoseconds (ties,
+     * one bucket) through the ring's horizon to far beyond it, events move between the two, events in the heap
+     * come due before ring events, and the ring's start moves and wraps; the order stays the reference's. The
+     * events fire in place or are polled, as in the network.
+     */
+    @Test
+    void matchesAPriorityQueueAcrossTheRingAndTheHeap() {
+        for (long seed = 21; seed <= 24; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            EventQueue queue = new EventQueue();
+            PriorityQueue<Probe> reference = new PriorityQueue<>(ORDER);
+            List<Probe> probes = new ArrayList<>();
+            for (int i = 0; i < 80; i++) {
+                probes.add(new Probe(i));
+            }
+            long sequence = 0;
+            for (Probe p : probes) {
+                sequence = schedule(queue, reference, p, delay(random), sequence);
+            }
+            for (int step = 0; step < 300_000 && !reference.isEmpty(); step++) {
+                Probe expected = reference.poll();
+                Probe got = (Probe) queue.first();
+                assertSame(expected, got, "seed " + seed + " step " + step);
+                assertEquals(expected.refTime, queue.peekTimePicos());
+                long now = got.timePicos;
+                boolean inPlace = random.nextBoolean();
+                if (!inPlace) {
+                    assertSame(got, queue.poll());
+                }
+                if (random.nextInt(8) != 0) {
+                    sequence = schedule(queue, reference, got, now + delay(random), sequence);
+                } else if (inPlace) {
+                    queue.cancel(got);
+                }
+                for (int k = random.nextInt(3); k > 0; k--) {
+                    Probe other = probes.get(random.nextInt(probes.size()));
+                    if (other == got) {
+                        continue;
+                    }
+                    if (random.nextInt(6) == 0) {
+                        reference.remove(other);
+                        queue.cancel(other);
+                        assertFalse(other.isScheduled());
+                    } else {
+                        sequence = schedule(queue, reference, other, now + delay(random), sequence);
+                    }
+                }
+                assertEquals(reference.size(), queue.size());
+            }
+        }
+    }
+
+    /** Ties and neighbours in one bucket, a packet's time, a pacer's queue, past the ring, a timer tick. */
+    private static long delay(SplittableRandom random) {
+        int kind = random.nextInt(20);
+        if (kind < 3) {
+            return random.nextLong(3);
+        }
+        if (kind < 12) {
+            return random.nextLong(200_000);
+        }
+        if (kind < 17) {
+            return random.nextLong(2 * EventQueue.NEAR_HORIZON_PICOS);
+        }
+        return 1_000_000_000L + random.nextLong(EventQueue.NEAR_HORIZON_PICOS);
+    }
+
     /** The fired event's own step: scheduled again (3 in 4) or, if it fired in place, taken out. */
     private static long resolve(EventQueue queue, PriorityQueue<Probe> reference, Probe got, boolean inPlace,
                                 SplittableRandom random, long now, long sequence) {
