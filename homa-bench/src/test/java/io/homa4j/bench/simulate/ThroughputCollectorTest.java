@@ -1,7 +1,10 @@
 package io.homa4j.bench.simulate;
 
+import io.homa4j.core.HomaEngine;
+import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,7 +17,9 @@ class ThroughputCollectorTest {
         List<String> command = ThroughputCollector.childCommand("/jdk/bin/java", List.of("-Xmx2g", "-Dx=1"),
                 "homa-bench.jar", List.of("--workload", "w4", "--duration-ms", "5"));
         assertEquals(List.of("/jdk/bin/java", "-Xmx2g", "-Dx=1", "-XX:+UseParallelGC",
-                "-Dio.netty.leakDetection.level=disabled", "-XX:PerMethodTrapLimit=0", "-cp", "homa-bench.jar",
+                "-Dio.netty.leakDetection.level=disabled", "-XX:PerMethodTrapLimit=0", "-XX:CompileCommand=quiet",
+                "-XX:CompileCommand=dontinline,io/homa4j/core/HomaEngine.onPacket",
+                "-XX:CompileCommand=dontinline,io/homa4j/core/HomaEngine.poll", "-cp", "homa-bench.jar",
                 "io.homa4j.bench.Main", "simulate", "--workload", "w4", "--duration-ms", "5", "--in-process"),
                 command);
     }
@@ -34,6 +39,16 @@ class ThroughputCollectorTest {
                 List.of("-XX:PerMethodTrapLimit=100"), "homa-bench.jar", List.of("--workload", "w1"));
         assertTrue(command.contains("-XX:PerMethodTrapLimit=100"));
         assertFalse(command.contains("-XX:PerMethodTrapLimit=0"));
+    }
+
+    @Test
+    void compileCommandsTheUserGaveAreKeptAndTheNamedEngineMethodsExist() throws NoSuchMethodException {
+        List<String> command = ThroughputCollector.childCommand("/jdk/bin/java",
+                List.of("-XX:CompileCommand=print,*HomaEngine.poll"), "homa-bench.jar", List.of("--workload", "w1"));
+        assertFalse(command.contains("-XX:CompileCommand=quiet"));
+        // The commands name methods by string: a rename would silently drop them.
+        HomaEngine.class.getMethod("onPacket", InetSocketAddress.class, ByteBuf.class, long.class);
+        HomaEngine.class.getMethod("poll", long.class);
     }
 
     @Test
