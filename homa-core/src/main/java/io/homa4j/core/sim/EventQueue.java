@@ -27,8 +27,8 @@ final class EventQueue {
 
     private SimEvent[] heap = new SimEvent[256];
     private int heapSize;
+    /** Each bucket's earliest event; a bucket holds a few events at most (4 ns of 125 ns per packet), so no tail. */
     private final SimEvent[] bucketFirst = new SimEvent[BUCKETS];
-    private final SimEvent[] bucketLast = new SimEvent[BUCKETS];
     /** Bit i set: bucket i holds an event. */
     private final long[] occupied = new long[BUCKETS / 64];
     /**
@@ -139,22 +139,21 @@ final class EventQueue {
     /** Puts {@code event} into bucket {@code slot}, behind every event there of the same or an earlier time. */
     private void link(SimEvent event, int slot) {
         // The event has the largest sequence yet, so among equal times it goes last.
-        SimEvent after = bucketLast[slot];
-        while (after != null && after.timePicos > event.timePicos) {
-            after = after.ringPrevious;
+        SimEvent previous = null;
+        SimEvent next = bucketFirst[slot];
+        while (next != null && next.timePicos <= event.timePicos) {
+            previous = next;
+            next = next.ringNext;
         }
-        SimEvent next = after == null ? bucketFirst[slot] : after.ringNext;
-        event.ringPrevious = after;
+        event.ringPrevious = previous;
         event.ringNext = next;
-        if (after == null) {
+        if (previous == null) {
             bucketFirst[slot] = event;
             occupied[slot >>> 6] |= 1L << slot;
         } else {
-            after.ringNext = event;
+            previous.ringNext = event;
         }
-        if (next == null) {
-            bucketLast[slot] = event;
-        } else {
+        if (next != null) {
             next.ringPrevious = event;
         }
         event.heapIndex = IN_RING;
@@ -173,9 +172,7 @@ final class EventQueue {
         } else {
             previous.ringNext = next;
         }
-        if (next == null) {
-            bucketLast[slot] = previous;
-        } else {
+        if (next != null) {
             next.ringPrevious = previous;
         }
         event.ringPrevious = null;

@@ -155,8 +155,13 @@ public final class SimulatedNetwork implements AutoCloseable {
     public void runUntil(long deadlineNanos) {
         checkOpen();
         long limit = toPicos(deadlineNanos);
-        while (!events.isEmpty() && events.peekTimePicos() <= limit) {
-            step();
+        // The queue finds its first event once per event here, not once to peek and again to fire.
+        while (!events.isEmpty()) {
+            SimEvent event = events.first();
+            if (event.timePicos > limit) {
+                break;
+            }
+            fire(event);
         }
         if (limit > nowPicos) {
             nowPicos = limit;
@@ -228,9 +233,13 @@ public final class SimulatedNetwork implements AutoCloseable {
     }
 
     private void step() {
-        SimEvent event = events.first();
+        fire(events.first());
+    }
+
+    /** Fires {@code event}, the first in the queue. */
+    private void fire(SimEvent event) {
         if (!event.firesInPlace) {
-            events.poll();
+            events.cancel(event);
         }
         nowPicos = event.timePicos;
         eventsProcessed++;
