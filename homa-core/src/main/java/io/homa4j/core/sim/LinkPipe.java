@@ -2,7 +2,7 @@ package io.homa4j.core.sim;
 
 /**
  * Packets travelling down one link in FIFO order (a NIC's uplink to the switch, or a port's downlink to its
- * host). Their arrival times never decrease, so only the head needs to be in the event heap: this keeps the heap
+ * host). Their arrival times never decrease, so only the head needs to be in the event queue: this keeps the queue
  * at a few entries per host however many packets are in flight, which is what makes the event loop fast.
  */
 final class LinkPipe extends SimEvent {
