@@ -183,6 +183,8 @@ final class ClientCallTable {
             // The payload alone, at index 0; the slice shares the message's reference count.
             if (call.deliver(response.slice(), header.metadata())) {
                 observers.callCompleted(call, length);
+            } else {
+                callerEndedFirst(call);
             }
             return;
         }
@@ -221,7 +223,20 @@ final class ClientCallTable {
     private void fail(PendingCall<?> call, HomaException error) {
         if (call.fail(error)) {
             observers.callFailed(call, error.code());
+        } else {
+            callerEndedFirst(call);
         }
+    }
+
+    /**
+     * The engine ended {@code call} (taken out of {@link #calls} for that) after its caller had already completed
+     * the future (cancel, complete, orTimeout, ...), before the loop ran the caller's {@link #abandon} task. That
+     * task now finds nothing to abort, so the observer hears of the caller's end here: exactly one of the two
+     * takes the call out of {@link #calls}, so it is told once. Before, a response that crossed a cancellation
+     * was never reported (the example's KvServiceTest waited 10 s for the CANCELLED count, 1 CI run in many).
+     */
+    private void callerEndedFirst(PendingCall<?> call) {
+        observers.callFailed(call, ErrorCode.CANCELLED);
     }
 
     private HomaException closedError() {
