@@ -32,6 +32,12 @@ public final class OutgoingMessage implements Ranked {
     private boolean released;
     private boolean unreadable;
     boolean inSendQueue;
+    /**
+     * In the transmitter's SRPT order (implies {@link #inSendQueue}; it leaves that order alone while its counters
+     * change). Asked instead of the tree, which every packet sent re-added the front message to: a search of the
+     * tree per packet that found it there.
+     */
+    boolean inSrptOrder;
     boolean inRetransmitQueue;
 
     /**

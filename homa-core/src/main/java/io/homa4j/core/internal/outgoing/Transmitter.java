@@ -109,7 +109,7 @@ public final class Transmitter {
     /** Stops sending {@code m} (RPC finished or dropped). Does not release its payload. */
     public void remove(OutgoingMessage m) {
         if (m.inSendQueue) {
-            bySrpt.remove(m);
+            dequeue(m);
             byAge.remove(m);
             m.inSendQueue = false;
         }
@@ -208,15 +208,19 @@ public final class Transmitter {
      * {@code byAge}, whose key (creation order) never changes, so sending a packet costs one tree update, not two.
      */
     private void dequeue(OutgoingMessage m) {
-        if (m.inSendQueue) {
+        if (m.inSrptOrder) {
             bySrpt.remove(m);
+            m.inSrptOrder = false;
         }
     }
 
     /** After {@link #dequeue} (or for a new message): queued in both orders while it has sendable bytes. */
     private void requeue(OutgoingMessage m) {
         if (m.hasSendableBytes()) {
-            bySrpt.add(m);
+            if (!m.inSrptOrder) {
+                bySrpt.add(m);
+                m.inSrptOrder = true;
+            }
             if (!m.inSendQueue) {
                 byAge.add(m);
                 m.inSendQueue = true;
