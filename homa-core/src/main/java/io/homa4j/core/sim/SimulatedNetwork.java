@@ -123,10 +123,16 @@ public final class SimulatedNetwork implements AutoCloseable {
     /** Per-packet lookup: the host index is in the address; the map is only a fallback. */
     private SimHost hostFor(InetSocketAddress peer) {
         InetAddress ip = peer.getAddress();
-        if (ip instanceof Inet4Address && peer.getPort() == config.udpPort()) {
+        if (ip instanceof Inet4Address) {
             int index = (ip.hashCode() & 0xFFFF) - 1; // Inet4Address hashes to its address; verified below
-            if (index >= 0 && index < hosts.length && hosts[index].address().getAddress().equals(ip)) {
-                return hosts[index];
+            if (index >= 0 && index < hosts.length) {
+                SimHost host = hosts[index];
+                // Nodes mostly send to the very address object a packet came from (the host's own): then one
+                // compare, not the port and the address's holder read and compared.
+                if (host.address() == peer
+                        || peer.getPort() == config.udpPort() && host.address().getAddress().equals(ip)) {
+                    return host;
+                }
             }
         }
         return hostsByAddress.get(peer);
