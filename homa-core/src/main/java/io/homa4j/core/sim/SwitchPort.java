@@ -16,6 +16,8 @@ public final class SwitchPort {
     private final SimPacket[] tails = new SimPacket[LEVELS];
     private final long[] levelBytes = new long[LEVELS];
     private final long[] maxLevelBytes = new long[LEVELS];
+    /** Bit {@code level} set while that level's queue is non-empty: the dequeue finds the top level at once. */
+    private int nonEmptyLevels;
     final TransmitDone transmitDone = new TransmitDone();
     /** Packets on the downlink, on their way to the host. */
     final LinkPipe downlink = new LinkPipe(true);
@@ -99,6 +101,7 @@ public final class SwitchPort {
         packet.next = null;
         if (tails[level] == null) {
             heads[level] = packet;
+            nonEmptyLevels |= 1 << level;
         } else {
             tails[level].next = packet;
         }
@@ -107,18 +110,18 @@ public final class SwitchPort {
 
     /** Removes the head of the highest non-empty level, or returns null. */
     SimPacket dequeue() {
-        for (int level = LEVELS - 1; level >= 0; level--) {
-            SimPacket head = heads[level];
-            if (head != null) {
-                heads[level] = head.next;
-                if (head.next == null) {
-                    tails[level] = null;
-                }
-                head.next = null;
-                return head;
-            }
+        if (nonEmptyLevels == 0) {
+            return null;
         }
-        return null;
+        int level = 31 - Integer.numberOfLeadingZeros(nonEmptyLevels);
+        SimPacket head = heads[level];
+        heads[level] = head.next;
+        if (head.next == null) {
+            tails[level] = null;
+            nonEmptyLevels &= ~(1 << level);
+        }
+        head.next = null;
+        return head;
     }
 
     /** The transmitted packet's last bit has left: it no longer occupies the buffer. */
