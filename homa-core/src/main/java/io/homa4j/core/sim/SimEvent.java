@@ -15,9 +15,9 @@ abstract class SimEvent {
     SimEvent ringPrevious;
     SimEvent ringNext;
     /**
-     * Fires while still first in the queue and, in {@link #fire}, either reschedules itself (moved within the heap:
-     * one sift instead of the removal's and the insertion's) or takes itself out. For the links and ports, which
-     * usually have the next packet waiting. Other events are taken out before they fire.
+     * Fires while still first in the queue and, in {@link #fire}, either reschedules itself (one move in the queue:
+     * a sift in its heap or a relink in its ring, instead of a removal and an insertion) or takes itself out. For the
+     * links and ports, which usually have the next packet waiting. Other events are taken out before they fire.
      */
     final boolean firesInPlace;
 
