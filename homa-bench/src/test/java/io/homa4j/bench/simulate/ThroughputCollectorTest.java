@@ -26,19 +26,22 @@ class ThroughputCollectorTest {
 
     @Test
     void aLeakDetectionLevelTheUserChoseIsKept() {
-        List<String> command = ThroughputCollector.childCommand("/jdk/bin/java",
-                List.of("-Dio.netty.leakDetection.level=paranoid"), "homa-bench.jar", List.of("--workload", "w1"));
-        assertTrue(command.contains("-Dio.netty.leakDetection.level=paranoid"));
-        assertFalse(command.contains("-Dio.netty.leakDetection.level=disabled"));
+        assertUserOptionReplacesDefault("-Dio.netty.leakDetection.level=paranoid",
+                "-Dio.netty.leakDetection.level=disabled");
         assertTrue(ThroughputCollector.leakDetectionChosen(List.of("-Dio.netty.leakDetectionLevel=simple")));
     }
 
     @Test
     void aTrapLimitTheUserChoseIsKept() {
-        List<String> command = ThroughputCollector.childCommand("/jdk/bin/java",
-                List.of("-XX:PerMethodTrapLimit=100"), "homa-bench.jar", List.of("--workload", "w1"));
-        assertTrue(command.contains("-XX:PerMethodTrapLimit=100"));
-        assertFalse(command.contains("-XX:PerMethodTrapLimit=0"));
+        assertUserOptionReplacesDefault("-XX:PerMethodTrapLimit=100", "-XX:PerMethodTrapLimit=0");
+    }
+
+    /** The child's command keeps {@code userOption} given for it and leaves out the default it replaces. */
+    private static void assertUserOptionReplacesDefault(String userOption, String defaultOption) {
+        List<String> command = ThroughputCollector.childCommand("/jdk/bin/java", List.of(userOption),
+                "homa-bench.jar", List.of("--workload", "w1"));
+        assertTrue(command.contains(userOption), command.toString());
+        assertFalse(command.contains(defaultOption), command.toString());
     }
 
     @Test
