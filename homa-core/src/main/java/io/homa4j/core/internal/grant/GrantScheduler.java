@@ -208,7 +208,7 @@ public final class GrantScheduler {
         long minIncrement = minIncrement(window, minGrantBytes);
         for (int rank = 0; rank < ranked; rank++) {
             IncomingMessage m = active.pick(rank);
-            int priority = m.rescued() ? priorities.highestLevel() : priorities.levelFor(rank, ranked);
+            int priority = priorities.levelFor(rank, ranked);
             if (m.senderSilent() || slotHolders >= maxOvercommit && !m.holdsGrantSlot()) {
                 continue;
             }
@@ -334,19 +334,6 @@ public final class GrantScheduler {
             return true;
         }
         return false;
-    }
-
-    /**
-     * The receiver is asking {@code m}'s sender again, at the highest level, for bytes that our switch port may
-     * still hold behind higher levels: the FIFO share's rescue ({@link #fifoTarget}). The originals of those bytes
-     * still arrive later, as duplicates. From now on {@code m}'s SRPT grants go at the highest scheduled level, as
-     * its FIFO grants do: granted at its rank's level they would queue behind the same higher levels and need
-     * rescuing again. In the netlab rack at 80% load (W4, 50 Mbit/s), such rescues were nearly all of Homa's
-     * retransmissions (557 of 1.1 M DATA packets in a run, against 34 with the rescue turned off), up to five per
-     * 1 MB message; with this, one per message at most (docs/reliability.md).
-     */
-    public void rescueRequested(IncomingMessage m) {
-        m.markRescued();
     }
 
     /** Granted-but-not-received bytes over all incoming messages. */

@@ -91,8 +91,6 @@ public final class IncomingMessage implements Ranked {
      * in the scheduler: it is asked on every DATA packet.
      */
     private boolean awaitingGrants;
-    /** See {@link #rescued()}. */
-    private boolean rescued;
     /** Whether it holds one of the grant scheduler's SRPT slots (a field for the same reason). */
     private boolean holdsGrantSlot;
 
@@ -420,19 +418,6 @@ public final class IncomingMessage implements Ranked {
     /** Whether it has been the FIFO share's target. */
     public boolean wasFifoTarget() {
         return fifoTarget;
-    }
-
-    /** Its sender was asked to send bytes again at the highest level (grant scheduler only; see {@link #rescued()}). */
-    public void markRescued() {
-        rescued = true;
-    }
-
-    /**
-     * Whether bytes of it were asked for again while they waited at our switch port behind higher levels (see
-     * {@code GrantScheduler.rescueRequested}); its later grants go at the highest scheduled level.
-     */
-    public boolean rescued() {
-        return rescued;
     }
 
     /** Whether the grant scheduler has it among the messages waiting for grants (grant scheduler only). */

@@ -504,7 +504,7 @@ public final class ClientCalls extends RpcHalf {
             // Nothing back yet: ask for the response's start; the server answers BUSY, GRANT, data or RPC_UNKNOWN.
             control.resend(rpc.peerAddress(), rpc.wireId(), 0, outbound.maxPayload(), config.priorityLevels() - 1);
         } else {
-            receiver.resendRequested(response);
+            receiver.senderSilent(response);
             control.requestGaps(rpc, response);
         }
     }

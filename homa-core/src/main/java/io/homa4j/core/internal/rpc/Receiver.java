@@ -105,18 +105,6 @@ public final class Receiver {
         grants.senderSilent(m);
     }
 
-    /**
-     * A RESEND for {@code m}'s missing bytes is about to go: its sender is silent (see {@link #senderSilent}), and
-     * when our port was not seen drained at the level of those bytes, they are not lost but queued there and the
-     * RESEND is the FIFO share's rescue of them ({@link #portDrainedFor}, {@link GrantScheduler#rescueRequested}).
-     */
-    void resendRequested(IncomingMessage m) {
-        if (!drain.drainedDuringLastTick(m.owedLevel()) && grants.fifoTarget(m)) {
-            grants.rescueRequested(m);
-        }
-        senderSilent(m);
-    }
-
     /** Charges {@code bytes} more of {@code m} to the buffer limits. */
     private void reserve(IncomingMessage m, Peer peer, long bytes) {
         m.reservedBytes(m.reservedBytes() + bytes);

@@ -425,7 +425,7 @@ public final class ServerCalls extends RpcHalf {
                     if (rpc.isAddressProven()) {
                         silent.resendSent(silenceRules, resendTicks);
                     }
-                    receiver.resendRequested(request);
+                    receiver.senderSilent(request);
                     control.requestGaps(rpc, request);
                 } else if (silentTicks >= resendTicks) {
                     receiver.senderSilent(request); // an unproven client past its probes: still silent

@@ -223,24 +223,4 @@ class GrantSchedulerTest {
         scheduler.schedule((m, offset, priority) -> levels.put(m, priority));
         assertEquals(Map.of(b, 1), levels); // rank 0 of two: level 1; a has nothing new to be granted
     }
-
-    @Test
-    void aRescuedMessageIsGrantedAtTheHighestScheduledLevelFromThenOn() {
-        IncomingMessage a = message(BUSY_PEER, 200_000, 0);
-        IncomingMessage b = message(OTHER_PEER, 230_000, 1);
-        GrantScheduler scheduler = twoSlotScheduler(6 * UNSCHEDULED, a, b);
-        assertEquals(Map.of(a, 1, b, 0), levelsOfOnePass(scheduler), "by rank: a at level 1, b at level 0");
-        // b's bytes granted at level 0 waited behind higher levels at our port and were asked for again
-        scheduler.rescueRequested(b);
-        receive(scheduler, a, a.granted());
-        receive(scheduler, b, b.granted());
-        assertTrue(a.remainingBytes() < b.remainingBytes(), "a still ranks first");
-        assertEquals(Map.of(a, 1, b, 3), levelsOfOnePass(scheduler), "b now at the highest scheduled level");
-    }
-
-    private static Map<IncomingMessage, Integer> levelsOfOnePass(GrantScheduler scheduler) {
-        Map<IncomingMessage, Integer> levels = new HashMap<>();
-        scheduler.schedule((m, offset, priority) -> levels.put(m, priority));
-        return levels;
-    }
 }
