@@ -127,6 +127,11 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
      * Hands the packets read so far to the engine now rather than at the end of the reads, then releases the
      * reads they lay in (the engine copied what it keeps). Event loop only.
      */
+    /** Whether this socket's event loop slept since the engine's last turn (see EngineDriver#sleptSinceLastTurn). */
+    boolean loopSleptSinceLastTurn() {
+        return driver.sleptSinceLastTurn();
+    }
+
     void deliverBurst() {
         if (burst.isEmpty()) {
             return;

@@ -7,6 +7,8 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * The read buffers of one socket, used again for the next read once nothing refers to them any more: one of
  * every recvmmsg slot, and on a busy-polling loop one of a single slot for reads that expect one datagram.
@@ -21,10 +23,12 @@ import io.netty.util.UncheckedBooleanSupplier;
  * getsockopt per call besides (it asks for IP_RECVORIGDSTADDR every time) and sets up all sixteen slots. On a
  * busy-polling loop, where a 100 B echo is a dozen syscalls, reading each lone request and response with recvmsg
  * took the echo from 22.6 to 20.3 us at P50 (docs/datapath.md). A socket reads so when its previous wake-up
- * brought exactly one packet and it was not readable again in the very next loop turn (which would mean that the
- * read left datagrams behind: level-triggered epoll reports them at once); otherwise, and on loops that do not
- * busy-poll ({@link LoopTurns}), it reads with every slot. A coalesced (GRO) read that a single slot receives
- * anyway is cut into packets by Netty, a buffer each, and the next wake-up reads with every slot again.
+ * brought exactly one packet and this wake-up is not one for datagrams that read left behind (level-triggered
+ * epoll reports them at once): on a busy-polling loop ({@link LoopTurns}), one in the very next loop turn; on a
+ * loop that sleeps in epoll_wait, one that comes within a few microseconds of the engine's last turn, before the
+ * loop could have slept (the supplier given at construction, {@code EngineDriver.sleptSinceLastTurn}).
+ * Otherwise it reads with every slot. A coalesced (GRO) read that a single slot receives anyway is cut into
+ * packets by Netty, a buffer each, and the next wake-up reads with every slot again.
  *
  * <p>Ownership: this allocator holds one reference to each of its buffers; each read gets another, which the
  * channel releases. A buffer still referenced when the next read starts (a fault injector delaying packets, say)
@@ -33,6 +37,8 @@ import io.netty.util.UncheckedBooleanSupplier;
  */
 final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
     private final Runnable handOnPending;
+    /** On a loop that sleeps: whether it slept since the engine's last turn (read at a wake-up, after one packet). */
+    private final BooleanSupplier sleptSinceLastTurn;
     private final Reusable allSlots;
     private final Reusable singleSlot;
     private boolean released;
@@ -50,10 +56,13 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
      * @param handOnPending makes the socket's handler hand on the packets it still holds (and so the slices of the
      *                      buffer) before the buffer is judged busy: Netty reads several times per wake-up and
      *                      the handler delivers its burst only when the reads are over
+     * @param sleptSinceLastTurn on a loop that sleeps in epoll_wait, whether it slept since the engine's last turn
+     *                      ended; always false keeps every read on such a loop at every slot
      */
-    ReusedReadBuffer(int slotBytes, int slots, Runnable handOnPending) {
+    ReusedReadBuffer(int slotBytes, int slots, Runnable handOnPending, BooleanSupplier sleptSinceLastTurn) {
         super(slotBytes * slots);
         this.handOnPending = handOnPending;
+        this.sleptSinceLastTurn = sleptSinceLastTurn;
         this.allSlots = new Reusable(slotBytes * slots);
         this.singleSlot = new Reusable(slotBytes);
     }
@@ -82,6 +91,8 @@ final class ReusedReadBuffer extends FixedRecvByteBufAllocator {
             turns = LoopTurns.ofThisThread();
         }
         if (turns == null) {
+            readSingle = packetsLastWake == 1 && sleptSinceLastTurn.getAsBoolean();
+            packetsLastWake = 0;
             return;
         }
         long turn = turns.turn();

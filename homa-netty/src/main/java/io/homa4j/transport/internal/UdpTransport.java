@@ -36,6 +36,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 
 /**
@@ -210,6 +211,8 @@ public final class UdpTransport {
         int socketCount = reusePort ? levels : 1;
         Channel[] sockets = new Channel[socketCount];
         Runnable handOnPending = inbound instanceof HomaInboundHandler homa ? homa::deliverBurst : () -> { };
+        BooleanSupplier loopSlept = inbound instanceof HomaInboundHandler homa ? homa::loopSleptSinceLastTurn
+                : () -> false;
         for (int attempt = 1; ; attempt++) {
             // Port 0 with SO_REUSEPORT set would let the kernel hand out a port that another SO_REUSEPORT group of
             // the same user (another endpoint, in this process or another) already holds, and the two would then
@@ -219,7 +222,8 @@ public final class UdpTransport {
             try {
                 for (int i = 0; i < socketCount; i++) {
                     int level = reusePort ? i : levels - 1;
-                    ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES, RECV_SLOTS, handOnPending);
+                    ReusedReadBuffer readBuffer = new ReusedReadBuffer(RECV_SLOT_BYTES, RECV_SLOTS, handOnPending,
+                            loopSlept);
                     ChannelHandler handlers = beforeInbound == null ? inbound
                             : pipelineOf(beforeInbound.apply(level), inbound);
                     // An extra handler (a fault filter) judges datagrams one by one, so its sockets read without

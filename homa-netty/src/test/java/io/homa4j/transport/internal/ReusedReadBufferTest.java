@@ -21,7 +21,9 @@ class ReusedReadBufferTest {
     private static final int SLOTS = 16;
 
     private final EmbeddedChannel channel = new EmbeddedChannel();
-    private final ReusedReadBuffer buffer = new ReusedReadBuffer(SLOT, SLOTS, () -> { });
+    /** What the buffer is told of a loop that sleeps: whether it slept since the engine's last turn. */
+    private boolean slept;
+    private final ReusedReadBuffer buffer = new ReusedReadBuffer(SLOT, SLOTS, () -> { }, () -> slept);
 
     @AfterEach
     void releaseTheBuffersAndTheTurnCount() {
@@ -139,8 +141,24 @@ class ReusedReadBufferTest {
     }
 
     @Test
-    void aLoopThatDoesNotBusyPollAlwaysReadsWithEverySlot() {
+    void onASleepingLoopALonePacketAfterSleepIsReadWithASingleSlot() {
         RecvByteBufAllocator.ExtendedHandle handle = handle();
+        slept = true;
+        assertEquals(SLOT * SLOTS, wake(handle, 1), "no history yet: every slot");
+        assertEquals(SLOT, wake(handle, 1), "one packet last time, slept since: one slot (recvmsg)");
+        assertEquals(SLOT, wake(handle, 1));
+        slept = false;
+        assertEquals(SLOT * SLOTS, wake(handle, 1),
+                "back without sleeping since the last turn: the single read left datagrams behind");
+        slept = true;
+        assertEquals(SLOT, wake(handle, 3), "one packet last time again");
+        assertEquals(SLOT * SLOTS, wake(handle, 1), "after a wake-up with more than one packet: every slot");
+    }
+
+    @Test
+    void aSleepingLoopWhoseEngineNeverSaysItSleptAlwaysReadsWithEverySlot() {
+        RecvByteBufAllocator.ExtendedHandle handle = handle();
+        slept = false;
         for (int i = 0; i < 4; i++) {
             assertEquals(SLOT * SLOTS, wake(handle, 1));
         }
