@@ -123,15 +123,15 @@ public final class HomaInboundHandler extends ChannelInboundHandlerAdapter {
         burst.add(sender, read, index, length);
     }
 
-    /**
-     * Hands the packets read so far to the engine now rather than at the end of the reads, then releases the
-     * reads they lay in (the engine copied what it keeps). Event loop only.
-     */
     /** Whether this socket's event loop slept since the engine's last turn (see EngineDriver#sleptSinceLastTurn). */
     boolean loopSleptSinceLastTurn() {
         return driver.sleptSinceLastTurn();
     }
 
+    /**
+     * Hands the packets read so far to the engine now rather than at the end of the reads, then releases the
+     * reads they lay in (the engine copied what it keeps). Event loop only.
+     */
     void deliverBurst() {
         if (burst.isEmpty()) {
             return;
