@@ -18,16 +18,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 HOSTS=4
-# 50 Mbit/s: the highest rate measured at which the machine stays well under 70% busy (2026-12-06, the README's
-# main job with --link-mbps: 48-51% busy during Homa's repeats at 50 Mbit/s, 68-77% at 100 Mbit/s, where the
-# CPU rather than the link set the largest messages' tail; 26-29% at 25 Mbit/s; docs/results.md).
+# 50 Mbit/s: as high as the data path allows while a two-core machine stays well under 70% busy; at rates where the
+# hosts' CPU rather than the link sets the largest messages' tail, the run measures the CPU (docs/benchmarking.md).
 LINK_MBPS=50
 WORKLOAD=w4
 LOAD=0.8
 DURATION=30
-# The JVMs start on two cores: keep their JIT compilation out of the measured window. With 20 s, C2 was still
-# compiling and recompiling the engine's hottest methods (deoptimised when a rare branch is first taken) 20-50 s
-# into a Homa JVM's life (-XX:+PrintCompilation, 2026-12-05 16:15 UTC); docs/results.md has the A/B runs.
+# The JVMs start on the same cores: keep their JIT compilation out of the measured window. C2 compiles and
+# recompiles the engine's hottest methods (deoptimised when a rare branch is first taken) for tens of seconds of a
+# Homa JVM's life (-XX:+PrintCompilation shows it).
 WARMUP=45
 OUT=results/netlab
 MAX_MESSAGE=1000000
@@ -35,15 +34,12 @@ RTT_US=auto
 # Homa's RTT budget (RTTbytes: unscheduled bytes, grant windows, the FIFO grant increment) is the time to send a
 # full-size DATA packet and get its GRANT back. The probe measures 64 B packets; on these slow links a full
 # 1,514 B frame takes 484 us per hop at 25 Mbit/s (two hops: the host's NIC and the switch port), which the probe
-# does not see. So Homa gets the probe's RTT plus a full frame's serialization on both hops (1,036 us at 25
-# Mbit/s instead of 67): with the probe's RTT alone, unscheduled bytes and the FIFO grant increment were one packet
-# and the grant window a few packets, and the largest messages' tail stayed at ~14 s at 25 and 50 Mbit/s alike
-# (P90 7.7-7.8 s at both rates, where TCP's halved), a sign of round trips, not bandwidth (docs/results.md).
-# Four frames, the simulator's rule for its own RTT budget (a full packet each way: 2,018-2,031 us here), were
-# tried at 16:16-16:19 UTC on 2026-12-03 (Homa alone, two A/B pairs): 315 B messages' P99 1.6-2.9x longer (more
-# unscheduled bytes ahead of them in the host's FIFO), the largest bucket within the run-to-run spread; not kept
-# (docs/results.md). --homa-min-rtt-us sets a floor on top (0: none). A 1 ms floor at 100 Mbit/s, 3x this rule's
-# 0.3 ms, set off a retransmission storm in 2026-12-02's build (19:34 UTC, docs/results.md).
+# does not see. So Homa gets the probe's RTT plus a full frame's serialization on both hops: with the probe's RTT
+# alone, unscheduled bytes and the FIFO grant increment were one packet and the grant window a few packets, and
+# the largest messages' tail did not shrink with a faster link, a sign of round trips, not bandwidth. Four frames
+# (the simulator's rule for its own RTT budget, a full packet each way) put more unscheduled bytes ahead of short
+# messages in the host's FIFO and made their P99 longer. --homa-min-rtt-us sets a floor on top (0: none); a floor
+# far above this rule (several times the real round trip) can set off a retransmission storm.
 HOMA_MIN_RTT_US=0
 FRAME_BYTES=1514
 PROTOCOLS=homa,tcp
@@ -64,22 +60,16 @@ PORT=4500
 CLIENTS=""        # clients run in hosts 1..CLIENTS (default: every host)
 LOAD_MBPS=""      # request bits per client; overrides --load
 PREFIX=${NETLAB_PREFIX:-homa-lab}
-# The heap at its full size from the start, touched before the run: a growing 64 MB heap paused the JVMs for 30-50 ms
-# in the first seconds (GC log, 2026-12-03 12:44 UTC), and a pause stops the generator too (late sends).
-# 128 MB, not more: this machine's kernel runs DAMON proactive reclaim (kdamond, paddr, action pageout), and a
-# pre-touched page a JVM never uses again is cold memory for it (our reading; not traced inside the kernel). With
-# 4 x 512 MB its thread held a core for 10-21 ms at a time and took 4.7-5.6 s of CPU per Homa-only run; the event
-# loops it displaced waited that long with a packet in their socket (sched_switch trace + per-packet timestamps,
-# 2026-12-06 00:12-01:27 UTC). With
-# 4 x 128 MB: 2.3-2.5 s, Homa's short-message P99 12.5/15.0 ms against 34.5/25.8 ms (alternating, docs/results.md).
-# No periodic "Cleanup" safepoint (GuaranteedSafepointInterval=0): with four JVMs on two cores, reaching one took
-# 1-7 ms (up to 106 ms at start-up) about once a second per JVM (-Xlog:safepoint, 2026-12-03 15:31 UTC), stopping the
-# generator with every other thread.
+# The heap at its full size from the start, touched before the run: a growing heap pauses the JVMs in the first
+# seconds, and a pause stops the generator too (late sends).
+# 128 MB, not more: kernels that run DAMON proactive reclaim (kdamond, action pageout) treat a pre-touched page a JVM
+# never uses again as cold memory, and with large pre-touched heaps the reclaim thread held a core for milliseconds
+# at a time while the event loops it displaced waited with a packet in their socket.
+# No periodic "Cleanup" safepoint (GuaranteedSafepointInterval=0): with four JVMs on two cores, reaching one takes
+# milliseconds about once a second per JVM, stopping the generator with every other thread.
 # -XX:PerMethodTrapLimit=0: C2 compiles a branch it has not yet seen taken instead of an uncommon trap, so a packet
-# type first met 30 s into a run (a RESEND, a BUSY) does not throw the event loop's compiled dispatch back to
-# profiling code and C2 into another compile of it: without it, HomaEngine.dispatch was made not entrant and
-# recompiled at 22 and 34 s, HomaEngine.transmit at 26 and 40 s; with it, once (2026-12-05 16:15-16:17 UTC). The
-# rack's JVMs took 25-33% of the machine with it against 32-40% without (docs/results.md).
+# type first met late in a run (a RESEND, a BUSY) does not throw the event loop's compiled dispatch back to
+# profiling code and C2 into another compile of it; the rack's JVMs then take less of the machine.
 JAVA_OPTS=${NETLAB_JAVA_OPTS:-"-Xms128m -Xmx128m -XX:+AlwaysPreTouch -XX:+UseSerialGC -XX:CICompilerCount=2 -XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=0 -XX:PerMethodTrapLimit=0"}
 CLIENT_TIMEOUT_EXTRA=90    # seconds past warmup + duration before a client counts as hung
 
@@ -324,9 +314,9 @@ echo "protocol,switch_dropped,host_queue_dropped,udp_rcvbuf_errors,data_packets_
 # the generators spin the last 200 us before an arrival instead of trusting the wake-up from a park (at 25 Mbit/s
 # a client sends about 20 requests per second: 0.4% of a core)
 # The drain (calls still open after the last arrival may finish, and count, within it) outlasts the slowest calls:
-# in the rack the largest bucket's P99 RTT was 10-25 s on 2026-12-03, so with the client's default of 10 s a slow
-# call that arrived near the end was cut off, left out of the histogram and counted unfinished (OVERLOADED); the
-# drain ends as soon as every call is done.
+# in the rack the largest bucket's P99 RTT can reach tens of seconds, so with the client's default of 10 s a slow
+# call that arrived near the end would be cut off, left out of the histogram and counted unfinished (OVERLOADED);
+# the drain ends as soon as every call is done.
 DRAIN=30
 extra_client_args=(--progress none --spin-us 200 --warmup "$WARMUP" --drain "$DRAIN")
 [[ -n "$TCP_CONNECTIONS" ]] && extra_client_args+=(--tcp-connections "$TCP_CONNECTIONS")

@@ -110,7 +110,7 @@ elif [[ -f "$jar" ]] && command -v java >/dev/null; then
 
   # A shell that started with SIGINT ignored (a background job of a non-interactive shell) hands that on to every
   # child, `set -m` cannot undo it, and a JVM that starts with SIGINT ignored never installs its handler: such a
-  # run finished the whole comparison and failed this check after 60 s (2026-12-06, a CI run started with `&`).
+  # run finishes the whole comparison and fails this check after 60 s (a CI run started with `&`, for example).
   sigign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status)
   if (( (16#${sigign:-0} & 2) != 0 )); then
     echo "netlab smoke: SKIPPED the Ctrl-C check: SIGINT is ignored in this shell (started in the background?)," \

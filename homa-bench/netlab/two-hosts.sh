@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# two-hosts.sh: runs docs/benchmarks.md's "Two hosts" recipe exactly as written, host A and host B being two
+# two-hosts.sh: runs docs/benchmarking.md's "Two hosts" recipe exactly as written, host A and host B being two
 # network namespaces of a 2-host netlab rack (100 Mbit/s), shortened for CI: every `--duration N` becomes
 # `--duration 3` and every `--load-mbps M` becomes `--load-mbps 5`; nothing else is changed. Lines ending in `&`
 # start in the background (the servers), `kill %1 %2` sends SIGTERM to them, every other line runs to completion.
@@ -24,8 +24,8 @@ ip netns del "$probe_ns"
 
 # The recipe: the first fenced block after the "## Two hosts" heading.
 recipe=$(awk '/^## Two hosts/ { section = 1 } section && /^```/ { if (inside) exit; inside = 1; next }
-  inside { print }' "$repo/docs/benchmarks.md")
-[[ -n "$recipe" ]] || { echo "two-hosts recipe: FAIL: no recipe block in docs/benchmarks.md"; exit 1; }
+  inside { print }' "$repo/docs/benchmarking.md")
+[[ -n "$recipe" ]] || { echo "two-hosts recipe: FAIL: no recipe block in docs/benchmarking.md"; exit 1; }
 
 failures=0
 work=$(mktemp -d)
