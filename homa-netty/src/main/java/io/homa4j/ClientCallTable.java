@@ -232,8 +232,7 @@ final class ClientCallTable {
      * The engine ended {@code call} (taken out of {@link #calls} for that) after its caller had already completed
      * the future (cancel, complete, orTimeout, ...), before the loop ran the caller's {@link #abandon} task. That
      * task now finds nothing to abort, so the observer hears of the caller's end here: exactly one of the two
-     * takes the call out of {@link #calls}, so it is told once. Before, a response that crossed a cancellation
-     * was never reported (the example's KvServiceTest waited 10 s for the CANCELLED count, 1 CI run in many).
+     * takes the call out of {@link #calls}, so it is told once, also when a response crosses a cancellation.
      */
     private void callerEndedFirst(PendingCall<?> call) {
         observers.callFailed(call, ErrorCode.CANCELLED);

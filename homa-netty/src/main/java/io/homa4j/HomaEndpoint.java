@@ -147,8 +147,8 @@ public final class HomaEndpoint implements AutoCloseable {
      *
      * @throws NullPointerException     for a null argument
      * @throws IllegalArgumentException for an unresolved address or port 0, or a request buffer already
-     *                                  released (a mistake of the caller's: it fails this call alone, and an
-     *                                  engine handed such a buffer used to fail every later call)
+     *                                  released (a mistake of the caller's: it fails this call alone, never
+     *                                  the endpoint's later calls)
      */
     public CompletableFuture<ByteBuf> call(InetSocketAddress server, ByteBuf request, CallOptions options) {
         return startCall(server, request, options, PendingCall.OfBuf::new);

@@ -125,8 +125,8 @@ public final class HomaEndpointBuilder {
     /**
      * Busy-poll mode for the endpoint's own event loop (ignored with {@link #eventLoopGroup}; build such a group
      * with {@link HomaEndpoint#newBusyPollingGroup}): the loop polls its sockets without ever sleeping, so a
-     * packet is handled about a microsecond after it arrives instead of after a thread wake-up (10-60 us on a
-     * loaded VM). It costs one core at 100% for the endpoint's whole life, idle or not, and it only pays off when
+     * packet is handled about a microsecond after it arrives instead of after a thread wake-up (tens of
+     * microseconds on a loaded VM). It costs one core at 100% for the endpoint's whole life, idle or not, and it only pays off when
      * the threads that call and wait also avoid sleeping (a caller blocked in {@code get()} still pays a wake-up
      * for the response). Default off.
      *

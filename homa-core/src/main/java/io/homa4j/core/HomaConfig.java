@@ -4,13 +4,13 @@ import java.util.Arrays;
 
 /**
  * Every protocol parameter of one Homa endpoint, immutable. Defaults follow the Linux module, scaled to the
- * configured link rate and round-trip time; see {@code ../shared/DESIGN.md} and {@code docs/architecture.md}.
+ * configured link rate and round-trip time; see {@code docs/protocol.md} and {@code docs/architecture.md}.
  *
  * <p>Build one with {@link #builder()}; {@link #defaults()} suits a 10 Gb/s link with a 20 us RTT (loopback).
  * Thread-safe (immutable).
  *
- * <p>Longer than 400 lines: one documented, validated field per protocol parameter, each with its builder setter;
- * splitting them would scatter the defaults that are derived from one another.
+ * <p>One documented, validated field per protocol parameter, each with its builder setter; the defaults derived
+ * from other parameters (byte budgets, RESEND timeout, buffer cap) are computed by {@code DerivedDefaults}.
  */
 public final class HomaConfig {
     /** Bytes of IPv4 + UDP header that every packet pays on the wire. */
@@ -81,15 +81,12 @@ public final class HomaConfig {
                 throw new IllegalArgumentException("DSCP out of range [0, 63]: " + dscp);
             }
         }
-        long bdp = (long) linkMbps * rttMicros / 8; // Mbit/s * us = bits; /8 = bytes
-        int onePacket = mtu - IP_UDP_HEADER_BYTES;
         this.unscheduledBytes = b.unscheduledBytes > 0 ? b.unscheduledBytes
-                : (int) Math.min(Integer.MAX_VALUE, Math.max(onePacket, bdp));
+                : DerivedDefaults.unscheduledBytes(linkMbps, rttMicros, mtu - IP_UDP_HEADER_BYTES);
         this.maxOvercommit = positive(b.maxOvercommit, "maxOvercommit");
         this.maxGrantedPerPeer = positive(b.maxGrantedPerPeer, "maxGrantedPerPeer");
-        // The module's 400,000 B at 25 Gb/s is about 8 bandwidth-delay products; keep that ratio.
         this.maxIncomingBytes = b.maxIncomingBytes > 0 ? b.maxIncomingBytes
-                : 8L * unscheduledBytes;
+                : DerivedDefaults.maxIncomingBytes(unscheduledBytes);
         if (b.fifoGrantFraction < 0 || b.fifoGrantFraction > 0.5) {
             throw new IllegalArgumentException("fifoGrantFraction must be in [0, 0.5]: " + b.fifoGrantFraction);
         }
@@ -104,14 +101,14 @@ public final class HomaConfig {
         this.tickNanos = positive(b.tickNanos, "tickNanos");
         this.resendTicksSetting = nonNegative(b.resendTicks, "resendTicks");
         this.resendTicks = b.resendTicks > 0 ? b.resendTicks
-                : derivedResendTicks(pacerMaxQueueNanos, maxIncomingBytes, linkMbps, tickNanos);
+                : DerivedDefaults.resendTicks(pacerMaxQueueNanos, maxIncomingBytes, linkMbps, tickNanos);
         this.abortTicks = positive(b.abortTicks, "abortTicks");
         this.needAckTicks = positive(b.needAckTicks, "needAckTicks");
         this.maxMessageBytes = positive(b.maxMessageBytes, "maxMessageBytes");
         this.maxOutstandingRpcs = positive(b.maxOutstandingRpcs, "maxOutstandingRpcs");
         this.maxServerRpcs = positive(b.maxServerRpcs, "maxServerRpcs");
         this.maxBufferedBytesPerPeer = positive(b.maxBufferedBytesPerPeer, "maxBufferedBytesPerPeer");
-        this.maxBufferedBytesTotal = b.maxBufferedBytesTotal == 0 ? JvmDirectMemory.defaultBufferCap()
+        this.maxBufferedBytesTotal = b.maxBufferedBytesTotal == 0 ? DerivedDefaults.bufferCap()
                 : positive(b.maxBufferedBytesTotal, "maxBufferedBytesTotal");
         this.handlerTimeoutTicks = positive(b.handlerTimeoutTicks, "handlerTimeoutTicks");
         this.retryOnServerStateLoss = b.retryOnServerStateLoss;
@@ -230,27 +227,15 @@ public final class HomaConfig {
     public long tickNanos() { return tickNanos; }
 
     /**
-     * Silent ticks before the first RESEND (and between RESENDs). Unless set, the Linux module's 5 ticks, or more
-     * on slow links: see {@link #derivedResendTicks}.
+     * Silent ticks before the first RESEND (and between RESENDs). Unless set, the Linux module's
+     * {@link #DEFAULT_RESEND_TICKS}, or more on slow links: at least twice the longest wait granted data can have
+     * without any loss (behind a full pacer queue at its sender, then behind every byte this receiver has granted
+     * at its switch port), so that a RESEND does not ask for data that is only queued.
      */
     public int resendTicks() { return resendTicks; }
 
     /** The module's RESEND timeout, in ticks: right for the fast links it was tuned on. */
     public static final int DEFAULT_RESEND_TICKS = 5;
-
-    /**
-     * RESEND timeout for a link rate: at least {@link #DEFAULT_RESEND_TICKS}, and at least twice the longest wait
-     * granted data can have without any loss: behind a full pacer queue at its sender, then behind every byte this
-     * receiver has granted (maxIncomingBytes) at its switch port. At 10 Gbit/s that is well under 5 ms; at
-     * 25 Mbit/s, with the event-loop pacer's bound of 8 packets, it is 7.6 ms, and a 5 ms timeout asked for
-     * data that was only queued: in the netlab rack clients sent 92,000 RESENDs for 65,000 DATA packets and Homa
-     * carried 3 of the 25 Mbit/s offered.
-     */
-    static int derivedResendTicks(long pacerMaxQueueNanos, long maxIncomingBytes, int linkMbps, long tickNanos) {
-        long queuedNanos = pacerMaxQueueNanos + maxIncomingBytes * 8_000L / linkMbps;
-        long ticks = (2 * queuedNanos + tickNanos - 1) / tickNanos;
-        return (int) Math.max(DEFAULT_RESEND_TICKS, Math.min(ticks, Integer.MAX_VALUE));
-    }
 
     /**
      * Silent ticks after which an RPC is abandoned (client: UNAVAILABLE). Default 1,000 (1 s), ten times the Linux
@@ -278,7 +263,7 @@ public final class HomaConfig {
     /**
      * Cap on bytes buffered for all incoming messages. Default: half the JVM's direct-memory limit, at most 1 GiB
      * ({@link #defaultMaxBufferedBytesTotal}; logged once at INFO when first derived). Incoming messages live in
-     * direct memory, and a cap above the limit turned a flood of large first packets into OutOfMemoryErrors
+     * direct memory, and a cap above the limit would turn a flood of large first packets into OutOfMemoryErrors
      * instead of counted drops.
      */
     public long maxBufferedBytesTotal() { return maxBufferedBytesTotal; }
@@ -296,7 +281,7 @@ public final class HomaConfig {
     /**
      * Timer ticks a server RPC may wait for its handler's reply (default 60,000: one minute at 1 ms ticks). Then the
      * client gets DEADLINE_EXCEEDED, the handler is told ({@code RpcListener.onRequestAbandoned}) and its late reply
-     * is dropped and counted. Bounds what a handler that never replies can hold: without it such RPCs filled
+     * is dropped and counted. Bounds what a handler that never replies can hold: without it such RPCs would fill
      * {@link #maxServerRpcs()} for ever. Longer than the API's default call deadline (30 s), so a client that waits
      * normally gives up first, and tells the server.
      */
@@ -333,23 +318,6 @@ public final class HomaConfig {
                 + ", pacerMaxQueueNanos=" + pacerMaxQueueNanos + ", pacerWakeLatenessNanos=" + pacerWakeLatenessNanos
                 + ", tickNanos=" + tickNanos
                 + ", resendTicks=" + resendTicks + ", maxMessageBytes=" + maxMessageBytes + '}';
-    }
-
-    /** The JVM's direct-memory limit, read once, and the buffer cap derived from it (logged once). */
-    private static final class JvmDirectMemory {
-        private static final long CAP;
-
-        static {
-            long limit = io.netty.util.internal.PlatformDependent.maxDirectMemory();
-            CAP = defaultMaxBufferedBytesTotal(limit);
-            org.slf4j.LoggerFactory.getLogger(HomaConfig.class).info("maxBufferedBytesTotal defaults to {} bytes: half"
-                    + " the JVM's direct-memory limit of {} bytes, at most 1 GiB (set it with"
-                    + " HomaConfig.Builder.maxBufferedBytesTotal)", CAP, limit);
-        }
-
-        static long defaultBufferCap() {
-            return CAP;
-        }
     }
 
     private static int positive(int v, String name) {

@@ -13,29 +13,19 @@ import io.homa4j.core.internal.rpc.ClientRpc;
 import io.homa4j.core.internal.rpc.ControlSender;
 import io.homa4j.core.internal.rpc.EngineClock;
 import io.homa4j.core.internal.rpc.Outbound;
+import io.homa4j.core.internal.rpc.PacketIntake;
 import io.homa4j.core.internal.rpc.PacketVerdict;
 import io.homa4j.core.internal.rpc.Receiver;
 import io.homa4j.core.internal.rpc.RpcHalf;
-import io.homa4j.core.internal.rpc.RpcIds;
 import io.homa4j.core.internal.rpc.ServerCalls;
 import io.homa4j.core.internal.rpc.ServerRpc;
 import io.homa4j.core.internal.timer.SilenceRules;
 import io.homa4j.core.internal.timer.TickClock;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.metrics.MetricsSnapshot;
-import io.homa4j.core.wire.AckHeader;
-import io.homa4j.core.wire.CommonHeader;
-import io.homa4j.core.wire.CutoffsHeader;
-import io.homa4j.core.wire.DataHeader;
-import io.homa4j.core.wire.GrantHeader;
-import io.homa4j.core.wire.PacketDecoder;
 import io.homa4j.core.wire.PacketEncoder;
-import io.homa4j.core.wire.PacketType;
-import io.homa4j.core.wire.ResendHeader;
-import io.homa4j.core.wire.RpcUnknownHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,14 +44,9 @@ import java.util.Objects;
  * <p>Ownership: every {@code ByteBuf} passed in is owned by the engine from the call on (released even when the
  * call throws); every {@code ByteBuf} passed out (sink, listener) is owned by the receiver.
  *
- * <p>This class wires the concerns together and dispatches packets: the client half lives in
- * {@link ClientCalls}, the server half in {@link ServerCalls}, the policies in the packages {@code wire},
- * {@code outgoing}, {@code incoming}, {@code grant}, {@code priority}, {@code pacer}, {@code timer}, {@code peer}
- * and {@code metrics} (see docs/architecture.md).
- *
- * <p>Longer than 400 lines on purpose: this is the engine's whole public contract, each method with the ownership
- * and failure rules its callers rely on (about a quarter of the lines), plus the one place packets are checked and
- * dispatched; the protocol's logic lives in the packages named above.
+ * <p>This class is the engine's contract, each method with the ownership and failure rules its callers rely on;
+ * it wires the concerns together. Packets are checked and dispatched in one place, and the client and server
+ * halves and the policies live in {@code io.homa4j.core.internal} (see docs/architecture.md).
  */
 public final class HomaEngine implements Engine {
     private static final Logger log = LoggerFactory.getLogger(HomaEngine.class);
@@ -80,20 +65,8 @@ public final class HomaEngine implements Engine {
     private final Outbound outbound;
     private final ClientCalls clients;
     private final ServerCalls servers;
-    /**
-     * A heap copy of the received packet's fixed header, which the flyweights read: the packet itself may be
-     * tracked by Netty's leak detector, which records every access, so it is touched once for the copy.
-     */
-    private final ByteBuf headerCopy = Unpooled.wrappedBuffer(new byte[PacketDecoder.MAX_FIXED_HEADER]);
-    private final CommonHeader common = new CommonHeader();
-    private final DataHeader data = new DataHeader();
-    private final GrantHeader grantHeader = new GrantHeader();
-    private final ResendHeader resendHeader = new ResendHeader();
-    private final RpcUnknownHeader unknownHeader = new RpcUnknownHeader();
-    private final CutoffsHeader cutoffsHeader = new CutoffsHeader();
-    private final AckHeader ackHeader = new AckHeader();
+    private final PacketIntake intake;
     private boolean closed;
-    private long packetsHandled;
 
     /**
      * @param config   protocol parameters
@@ -137,6 +110,7 @@ public final class HomaEngine implements Engine {
                 outbound, control, tickClock, silence);
         this.clients = new ClientCalls(parts);
         this.servers = new ServerCalls(parts);
+        this.intake = new PacketIntake(parts, transmitter, clients, servers);
     }
 
     // ------------------------------------------------------------------------------------------------ API
@@ -192,8 +166,8 @@ public final class HomaEngine implements Engine {
             clients.abort(rpcId);
         } catch (OutOfMemoryError noMemory) {
             // The RPC is freed before the server is told; telling it is one packet, best effort (its own timers
-            // free the RPC when the packet is lost), so it is counted and skipped. Found by EndpointFuzzTest: the
-            // error escaped from abort() into the application's cancel().
+            // free the RPC when the packet is lost), so it is counted and skipped rather than thrown into the
+            // application's cancel().
             transmitter.noMemory(nowNanos, noMemory);
         }
         transmitter.flush();
@@ -298,7 +272,7 @@ public final class HomaEngine implements Engine {
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
         clock.now(nowNanos);
         try {
-            receive(from, packet, packet.readerIndex(), packet.readableBytes(), nowNanos);
+            intake.receive(from, packet, packet.readerIndex(), packet.readableBytes(), nowNanos, closed);
         } finally {
             packet.release();
         }
@@ -318,57 +292,9 @@ public final class HomaEngine implements Engine {
     public void onPackets(PacketBatch batch, long nowNanos) {
         clock.now(nowNanos);
         for (int i = 0, n = batch.count(); i < n; i++) {
-            receive(batch.sender(i), batch.buffer(i), batch.index(i), batch.length(i), nowNanos);
+            intake.receive(batch.sender(i), batch.buffer(i), batch.index(i), batch.length(i), nowNanos, closed);
         }
         afterReceiving(nowNanos);
-    }
-
-    /**
-     * Judges and dispatches the packet of {@code length} bytes at {@code index} of {@code buffer}; neither retains
-     * nor releases the buffer. Grants and transmission are left to the caller.
-     */
-    private void receive(InetSocketAddress from, ByteBuf buffer, int index, int length, long nowNanos) {
-        verdict.beginPacket();
-        try {
-            if (closed) {
-                metrics.rawBytesIn(length);
-                verdict.drop(DropReason.CLOSED);
-                return;
-            }
-            buffer.getBytes(index, headerCopy, 0, Math.min(length, PacketDecoder.MAX_FIXED_HEADER));
-            DropReason invalid = PacketDecoder.check(headerCopy, 0, length);
-            if (invalid != null) {
-                metrics.rawBytesIn(length);
-                verdict.drop(invalid);
-                return;
-            }
-            PacketType type = common.wrap(headerCopy, 0).type();
-            metrics.packetIn(type, length);
-            if (type == PacketType.PROBE) {
-                return; // only its sender's kernel cares whether it arrives; counted, nothing else
-            }
-            // The one peer lookup of the packet: everything below gets the sender's entry (null: unknown yet).
-            Peer sender = peers.get(from);
-            if (sender != null) {
-                sender.heard(nowNanos); // liveness for the client abort rule (SilenceRules.clientAbortDue)
-            }
-            dispatch(from, sender, type, buffer, index);
-        } catch (RuntimeException e) {
-            // A bug, never packet contents: keep the endpoint alive, count it so tests catch it.
-            log.error("internal error handling a packet from {}", from, e);
-            verdict.drop(DropReason.INTERNAL_ERROR);
-        } catch (OutOfMemoryError e) {
-            // Direct memory ran out outside the places that expect it (IncomingMessage's buffers count their own
-            // failures): the packet is lost, which the protocol repairs; the endpoint stays up.
-            if (verdict.count(DropReason.ALLOCATION_FAILED) == 0) {
-                log.warn("out of memory handling a packet from {} (counted as ALLOCATION_FAILED drops)", from, e);
-            }
-            verdict.drop(DropReason.ALLOCATION_FAILED);
-        } finally {
-            if (!verdict.dropped()) {
-                packetsHandled++;
-            }
-        }
     }
 
     /** After received packets: the grants they made possible, the DATA that became sendable, one flush. */
@@ -383,103 +309,6 @@ public final class HomaEngine implements Engine {
             verdict.dropOutsidePacket(DropReason.INTERNAL_ERROR);
         } finally {
             transmitter.flush();
-        }
-    }
-
-    /**
-     * Hands a valid packet to the side it is for: the low bit of its id tells who sent it. The packet starts at
-     * {@code index} of {@code packet}, whose other bytes may be other packets of the same read.
-     */
-    private void dispatch(InetSocketAddress from, Peer sender, PacketType type, ByteBuf packet, int index) {
-        long wireId = common.rpcId();
-        boolean fromClient = RpcIds.fromClient(wireId);
-        switch (type) {
-            case DATA:
-                data.wrap(headerCopy, 0);
-                receiver.dataArrived(data.sentLevel(), DataHeader.LENGTH + data.segmentLength(), clock.now());
-                if (sender != null) {
-                    // before the RPC lookup: a packet that arrives after its message completed still timed the trip
-                    sender.rtt().dataArrived(wireId, data.offset(), data.retransmit(), clock.now());
-                }
-                int payloadIndex = index + DataHeader.LENGTH;
-                if (fromClient) {
-                    servers.onRequestData(from, sender, wireId, data, packet, payloadIndex);
-                } else {
-                    clients.onResponseData(from, RpcIds.localId(wireId), data, packet, payloadIndex);
-                }
-                break;
-            case GRANT: {
-                grantHeader.wrap(headerCopy, 0);
-                OutgoingMessage message = fromClient ? servers.responseFor(from, wireId)
-                        : clients.requestFor(from, wireId);
-                if (message != null) {
-                    transmitter.grant(message, grantHeader.offset(),
-                            Math.min(grantHeader.priority(), config.priorityLevels() - 1));
-                }
-                break;
-            }
-            case RESEND: {
-                resendHeader.wrap(headerCopy, 0);
-                int priority = Math.min(resendHeader.priority(), config.priorityLevels() - 1);
-                if (fromClient) {
-                    servers.onResend(from, wireId, resendHeader.offset(), resendHeader.length(), priority);
-                } else {
-                    clients.onResend(from, wireId, resendHeader.offset(), resendHeader.length(), priority);
-                }
-                break;
-            }
-            case RPC_UNKNOWN:
-                if (fromClient) {
-                    servers.onRpcUnknown(from, wireId);
-                } else {
-                    clients.onRpcUnknown(from, wireId, unknownHeader.wrap(headerCopy, 0).ageNanos());
-                }
-                break;
-            case BUSY:
-                if (fromClient) {
-                    servers.onBusy(from, wireId);
-                } else {
-                    clients.onBusy(from, wireId);
-                }
-                break;
-            case NEED_ACK:
-                if (fromClient) {
-                    verdict.drop(DropReason.MALFORMED); // only servers ask for acks
-                } else {
-                    clients.onNeedAck(from, sender, wireId);
-                }
-                break;
-            case ACK:
-                if (!fromClient) {
-                    verdict.drop(DropReason.MALFORMED); // only clients acknowledge
-                    break;
-                }
-                ackHeader.wrap(packet, index); // the ids lie beyond the fixed header
-                for (int i = 0, n = ackHeader.count(); i < n; i++) {
-                    servers.ack(from, ackHeader.ackedId(i));
-                }
-                break;
-            case CUTOFFS:
-                onCutoffs(sender, cutoffsHeader.wrap(headerCopy, 0));
-                break;
-            default:
-                verdict.drop(DropReason.UNKNOWN_TYPE);
-        }
-    }
-
-    private void onCutoffs(Peer peer, CutoffsHeader cutoffs) {
-        if (peer == null) {
-            verdict.drop(DropReason.UNKNOWN_RPC); // we never talked to it: nothing to use the cutoffs for
-            return;
-        }
-        int[] byLevel = new int[CutoffsHeader.LEVELS];
-        for (int level = 0; level < CutoffsHeader.LEVELS; level++) {
-            byLevel[level] = cutoffs.cutoff(level);
-        }
-        UnscheduledCutoffs updated = new UnscheduledCutoffs(byLevel, cutoffs.cutoffsVersion());
-        if (updated.version() != peer.cutoffs().version() || !updated.sameCutoffs(peer.cutoffs())) {
-            peer.cutoffs(updated);
-            metrics.cutoffsUpdated();
         }
     }
 
@@ -556,7 +385,7 @@ public final class HomaEngine implements Engine {
 
     /**
      * {@link #nextWakeNanos()}, except that the timer tick (RESEND, NEED_ACK and abort checks, counted in ticks)
-     * may run up to {@link TickClock#latenessNanos()} late and the pacer up to
+     * may run up to three quarters of a tick ({@link HomaConfig#tickNanos()}) late and the pacer up to
      * {@link HomaConfig#pacerWakeLatenessNanos()}; call deadlines may not.
      */
     @Override
@@ -626,14 +455,9 @@ public final class HomaEngine implements Engine {
         return grants.outstandingBytes();
     }
 
-    /** Incoming messages currently holding an SRPT grant slot (at most maxOvercommit). */
-    public int grantedMessageCount() {
-        return grants.grantedMessages();
-    }
-
     /** Received packets that were processed (not dropped); with the drop counters this accounts for every packet. */
     public long packetsHandled() {
-        return packetsHandled;
+        return intake.packetsHandled();
     }
 
     /** Estimated own transmit queue, in nanoseconds of link time. */

@@ -22,9 +22,9 @@ public record RunStats(String protocol, long arrivals, long sent, long completed
     /**
      * Send lag P99 above which requests left late enough to be queueing in the client: "a few milliseconds",
      * far below the seconds an overloaded transport's backlog adds. It is applied to the client's own part of the
-     * lag ({@link #queueLagP99Micros}; the whole send lag for runs written before the split): the generator's late
-     * wake-ups on a loaded two-core machine (up to 8 ms at P99 in the 2026-12-03 rack runs, with the generator at
-     * real-time priority) are no queue, and counting them made a run OVERLOADED at random.
+     * lag ({@link #queueLagP99Micros}; the whole send lag for results files without that column): the generator's late
+     * wake-ups on a loaded machine (milliseconds at P99, even at real-time priority) are no queue, and counting them
+     * would make a run OVERLOADED at random.
      */
     public static final double OVERLOAD_SEND_LAG_P99_MICROS = 5_000;
     /** Share of arrivals that may find the outstanding cap reached before the run counts as overloaded. */

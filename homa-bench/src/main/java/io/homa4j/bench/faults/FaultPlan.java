@@ -12,7 +12,7 @@ import java.time.Duration;
  *
  * @param hangTimeout a run in which no call ends for this long stops; the calls still open are counted as
  *                    unfinished (a hang, which is a bug) and cancelled
- * @param handler     how the server's handler answers (issue 16's misbehaving handlers)
+ * @param handler     how the server's handler answers (misbehaving handlers)
  */
 public record FaultPlan(Faults faults, int calls, Workload workload, int maxOutstanding, long seed, HomaConfig config,
                         Duration hangTimeout, Handler handler) {

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The echo handler of the {@code faults} and {@code soak} runs, which mishandles every tenth request as its
- * {@link FaultPlan.Handler} says (issue 16's careless handlers): never answers it, or replies with a buffer it then
+ * {@link FaultPlan.Handler} says (careless handlers): never answers it, or replies with a buffer it then
  * releases. Counts its runs. Thread-safe.
  */
 public final class MisbehavingEcho implements RpcHandler {

@@ -37,12 +37,12 @@ public final class HostilePeer implements AutoCloseable {
         /** A new request's unscheduled packets (up to {@code floodBytes}), and then silence. */
         UNSCHEDULED_FLOOD,
         /**
-         * The memory attack of issue 16.6: one first packet of a request declaring maxMessageBytes, and nothing
-         * more. Before the engine reserved as bytes arrived, each one reserved the whole declared length.
+         * The memory attack: one first packet of a request declaring maxMessageBytes, and nothing more. It must
+         * not pin the declared length: the engine reserves buffer space as bytes arrive.
          */
         HUGE_FIRST_PACKET,
         /**
-         * The reflection probe of issue 16.5: the smallest incomplete request, a 2-byte message with its first
+         * The reflection probe: the smallest incomplete request, a 2-byte message with its first
          * byte (69 bytes on the wire), whose answers go to the (forged) source port.
          */
         TINY_FIRST_PACKET;

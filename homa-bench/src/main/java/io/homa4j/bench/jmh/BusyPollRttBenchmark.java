@@ -24,13 +24,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Round-trip time of one echo RPC in busy-poll mode: server and client endpoints share one busy-polling event
  * loop ({@link HomaEndpoint#newBusyPollingGroup}) and the benchmark thread spins on the call's future instead of
- * sleeping in {@code get()}. Two threads spin, one per core of a 2-vCPU machine, as in the floor's busy-polling
- * ping-pong ({@code shared/floor/run.sh}). Nothing sleeps, so no thread wake-up is in the path.
+ * sleeping in {@code get()}. Two threads spin, one per core of a 2-vCPU machine, as in a busy-polling UDP
+ * ping-pong. Nothing sleeps, so no thread wake-up is in the path.
  *
  * <p>Warm-up is longer than the other benchmarks' (10 s): with both vCPUs of a 2-vCPU machine taken by the two
- * spinning threads, the JIT's compiler threads get what little time is left, and C2 was still compiling the
- * engine's paths 8 s into a run ({@code -XX:+PrintCompilation}, docs/datapath.md); a 4 s warm-up measured a mix of
- * compiled and not yet compiled code.
+ * spinning threads, the JIT's compiler threads get what little time is left, and C2 can still be compiling the
+ * engine's paths several seconds into a run (see {@code -XX:+PrintCompilation}); a shorter warm-up would measure a
+ * mix of compiled and not yet compiled code.
  *
  * <p>Run: {@code java -jar homa-bench/target/homa-bench.jar jmh BusyPollRttBenchmark}.
  */

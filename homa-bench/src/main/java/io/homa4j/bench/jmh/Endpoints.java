@@ -20,18 +20,17 @@ final class Endpoints implements AutoCloseable {
     /** Names the system property that overrides {@link #LINK_MBPS} (given to the fork with -jvmArgsAppend). */
     static final String LINK_MBPS_PROPERTY = "homa4j.bench.linkMbps";
     /**
-     * Homa paces and sizes its budgets for this link rate: what loopback carries, as TCP is not paced either (the
-     * machine's floor moves 25-79 Gbit/s of UDP GSO+GRO). At 10,000 the wire time alone of a 1 MB echo (2 MB at
-     * 10 Gbit/s: 1.6 ms) was twice TCP's RTT: 1 MB echo P50 1.86 ms against 0.88 ms at 40,000, with the same
-     * throughput at 8 calls outstanding (docs/datapath.md, 19:49 UTC).
+     * Homa paces and sizes its budgets for this link rate: what loopback carries (tens of Gbit/s of UDP GSO+GRO),
+     * as TCP is not paced either. A lower rate would make the paced wire time of a 1 MB echo (2 MB at 10 Gbit/s:
+     * 1.6 ms) alone longer than TCP's whole RTT.
      */
     static final int LINK_MBPS = Integer.getInteger(LINK_MBPS_PROPERTY, 40_000);
     /** With this system property set to true, closing prints the server's transport and engine counters. */
     static final String PRINT_STATISTICS_PROPERTY = "homa4j.bench.statistics";
     /**
      * The RTT Homa sizes its unscheduled bytes and grant window for: what one round trip between two event
-     * loops on this kind of machine takes (the floor's blocking UDP ping-pong: 11-75 us P50 depending on load).
-     * With 20 us the window held 25 KB runs where GSO and GRO move 64 KB per syscall.
+     * loops on a shared VM takes (tens of microseconds, as a blocking UDP ping-pong shows). With 20 us the window
+     * would hold 25 KB runs where GSO and GRO move 64 KB per syscall.
      */
     static final int LOOPBACK_RTT_MICROS = Integer.getInteger("homa4j.bench.rttMicros", 100);
     static final int MAX_MESSAGE = 1_000_000;

@@ -36,8 +36,8 @@ final class RackNode implements PacketDriven, RpcListener {
      * default adaptive one: its direct buffers copy payload slices with one memory copy where the adaptive
      * allocator's go through NIO views allocated per copy. The buffers' contents and lengths, and so the
      * simulation, are the same either way. One direct arena (one thread uses it) of 32 MiB chunks (8 KiB pages,
-     * order 12): with the default 4 MiB chunks every longer message (W4 and W5 reach 10 and 29.4 MB) was a fresh
-     * allocation zeroed by the JVM, 6% of the simulating thread on W4.
+     * order 12): with the default 4 MiB chunks every longer message (W4 and W5 reach 10 and 29.4 MB) would be a
+     * fresh allocation zeroed by the JVM.
      */
     private static final ByteBufAllocator MESSAGE_BUFFERS = new PooledByteBufAllocator(true, 0, 1, 8192, 12);
     private final SimHost host;

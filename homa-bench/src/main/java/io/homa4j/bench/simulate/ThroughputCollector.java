@@ -14,36 +14,28 @@ import java.util.List;
  * Runs {@code simulate} under the JVM's parallel (throughput) collector when the user did not choose one.
  *
  * <p>A simulation is one thread allocating packet and event objects as fast as it can, a batch job with no pause
- * target: the throughput collector suits it. Measured on the 100 virtual ms W4 run (10.9 M packets, 2 cores, load
- * about 1): 0.77-0.79 M packets per wall second with Java 17's default G1, 0.97-1.00 M with
- * {@code -XX:+UseParallelGC} (docs/simulation.md). The JVM cannot change its collector once started, so the bench
+ * target: the throughput collector suits it better than the default G1 (docs/simulation.md has a recipe to
+ * compare them). The JVM cannot change its collector once started, so the bench
  * jar's own {@code main} starts a child JVM with the same options plus that flag, and waits for it. Tests and
  * applications that call the command in-process, a JVM already on the parallel collector, a command line that
  * names a collector, and {@code --in-process} all stay in this JVM.
  *
  * <p>The child also runs with Netty's leak detector off unless the command line sets its level: at its default
- * level the detector tracks one buffer in 128 through a concurrent set, 5% of the simulating thread (W4 100 ms:
- * 0.92-0.95 M packets per wall second with it, 0.98-0.99 without, alternating, in process). The buffers the
+ * level the detector tracks one buffer in 128 through a concurrent set, a cost on every allocation. The buffers the
  * simulator allocates are the engine's own, whose reference counts the test suite checks at the paranoid level.
  *
  * <p>And the child runs with {@code -XX:PerMethodTrapLimit=0} unless the command line sets that limit: C2 then
  * compiles both sides of a branch its profile never saw taken, instead of a trap that throws the compiled method
- * away when the branch is taken after all. The study's JIT warm-up is most of a short run (the 20 ms W4 run lasts
- * about 3 s, and C2 compiles for most of it), and the unloaded-RTT table before the run profiles the engine on an
- * idle rack: the loaded rack then took branches the table never did, and each trap threw away a compiled event
- * handler of 40-70 KB that C2 had to compile again (0.1-0.3 s each; the W4 run had 89 such traps, and
- * {@code LinkPipe.fire} was compiled four times). Measured on the 20 ms W4 run, in process with the child's
- * flags, alternating (docs/simulation.md, 2026-12-06): 1.13-1.32 M packets per wall second with it against
- * 0.95-1.12 without; the outputs are identical.
+ * away when the branch is taken after all. The study's JIT warm-up is most of a short run, and the unloaded-RTT
+ * table before the run profiles the engine on an idle rack: the loaded rack then takes branches the table never
+ * did, and each trap would throw away a large compiled event handler that C2 must compile again. The outputs are
+ * the same either way.
  *
  * <p>And C2 does not inline the engine's two entry points, {@link HomaEngine#onPacket} and {@link HomaEngine#poll},
  * into the simulator's event handlers ({@link #ENGINE_ENTRY_POINTS}, unless the command line gives compile
- * commands of its own): inlined, the engine's whole receive or timer path went into each handler up to C2's
- * inlining budget (7-8 KB of bytecode, 40-70 KB of code per handler, 0.1-0.3 s to compile), so the same engine
- * code was compiled again for every handler that reaches it. As separate compile units the entry points are
- * compiled once each and the handlers compile quickly. Measured like the trap limit (jar of 7eaafb3, in process
- * with the child's other flags, four alternating pairs, load 2.0-2.4): 1.43-1.53 M packets per wall second with
- * it against 1.27-1.44 without.
+ * commands of its own): inlined, the engine's whole receive or timer path would go into each handler up to C2's
+ * inlining budget, so the same engine code would be compiled again for every handler that reaches it. As separate
+ * compile units the entry points are compiled once each and the handlers compile quickly.
  */
 final class ThroughputCollector {
     /** Keeps the simulation in the calling JVM. */

@@ -18,7 +18,7 @@ import io.homa4j.bench.workload.Workload;
  * @param handler         the server's handler: echo, or every tenth request never answered or answered with a
  *                        buffer the handler then releases
  * @param attackPerSecond forged first packets per second, each declaring a whole {@code maxMessageBytes} request
- *                        (issue 16.6's memory attack); 0 for none
+ *                        (the huge-first-packet memory attack, docs/reliability.md); 0 for none
  * @param attackPorts     source ports the attack comes from
  */
 public record SoakPlan(double seconds, double loss, int concurrency, Workload workload, long seed,

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * request lengths from the workload. Prints a progress line with the call counts and the memory gauges every
  * {@code progressSeconds}, so a leak shows as a rising column. The server's handler may mishandle every tenth
  * request ({@link MisbehavingEcho}), and a {@link HostilePeer} may send forged first packets of huge requests at
- * a slow, steady rate meanwhile (issue 16.6's memory attack), whose reflection and pinned memory are reported.
+ * a slow, steady rate meanwhile (the huge-first-packet memory attack), whose reflection and pinned memory are reported.
  */
 public final class SoakRun {
     private final SoakPlan plan;

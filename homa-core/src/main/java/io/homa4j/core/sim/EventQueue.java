@@ -11,8 +11,8 @@ import java.util.Arrays;
  * sequence); the rest (timer ticks, the load generators' arrivals, anything scheduled before the ring's start) sit
  * in an indexed binary min-heap. The first event is the earlier of the ring's and the heap's. Why the ring: at 80%
  * load a link or port reschedules itself a packet's serialization time ahead (125 ns at 100 Gb/s), behind most of
- * the ~50 events pending, so in a heap nearly every event sifted down its whole depth; here it is unlinked from
- * one short list and appended to another (2026-12-06, docs/simulation.md).
+ * the ~50 events pending, so in a heap nearly every event would sift down its whole depth; here it is unlinked from
+ * one short list and appended to another.
  */
 final class EventQueue {
     /** Width of one ring bucket: 4,096 ps (a 1,500-byte packet takes 120 ns, about 30 buckets, at 100 Gb/s). */

@@ -35,30 +35,22 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Threading: not thread-safe; one thread creates, runs and inspects the network and everything on it.
  *
- * <p>Longer than 400 lines: the event loop, the links, the switch's output ports and the hosts' hooks are one
- * hot loop (millions of events per second, docs/simulator.md), kept in one class so that the JIT sees it whole.
+ * <p>This class is the packet path and the event loop; link timing is {@code LinkTiming}'s, the event order
+ * {@code EventQueue}'s, and each switch output port's queues are {@link SwitchPort}'s.
  */
 public final class SimulatedNetwork implements AutoCloseable {
-    private static final long PICOS_PER_NANO = 1_000;
-    private static final long BIT_PICOS_PER_BYTE = 8_000_000_000_000L; // 8 bits x 1e12 ps/s
+    private static final long PICOS_PER_NANO = LinkTiming.PICOS_PER_NANO;
 
     private final NetworkConfig config;
     private final SimHost[] hosts;
     private final Map<InetSocketAddress, SimHost> hostsByAddress;
     private final EventQueue events = new EventQueue();
     private final SplittableRandom random;
-    private final long linkBitsPerSecond;
+    private final LinkTiming timing;
     private final long propagationPicos;
     private final long switchLatencyPicos;
     private final long reorderMaxDelayPicos;
     private final int wireOverheadBytes;
-    /**
-     * Serialization time of one byte when it is a whole number of picoseconds (80 at 100 Gb/s, 800 at 10 Gb/s),
-     * else 0: then a multiplication gives the exact time and the event loop skips a 64-bit division per packet.
-     */
-    private final long picosPerByte;
-    /** Links of {@link NetworkConfig#UNLIMITED} rate: no serialization time, so no queue anywhere. */
-    private final boolean idealLinks;
     private final long[] drops = new long[NetworkDropReason.values().length];
     private long nowPicos;
     private boolean closed;
@@ -77,13 +69,11 @@ public final class SimulatedNetwork implements AutoCloseable {
     public SimulatedNetwork(NetworkConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.random = new SplittableRandom(config.seed());
-        this.linkBitsPerSecond = config.linkBitsPerSecond();
+        this.timing = new LinkTiming(config.linkBitsPerSecond());
         this.propagationPicos = config.propagationDelayNanos() * PICOS_PER_NANO;
         this.switchLatencyPicos = config.switchLatencyNanos() * PICOS_PER_NANO;
         this.reorderMaxDelayPicos = config.reorderMaxDelayNanos() * PICOS_PER_NANO;
         this.wireOverheadBytes = config.wireOverheadBytes();
-        this.picosPerByte = BIT_PICOS_PER_BYTE % linkBitsPerSecond == 0 ? BIT_PICOS_PER_BYTE / linkBitsPerSecond : 0;
-        this.idealLinks = linkBitsPerSecond == NetworkConfig.UNLIMITED;
         this.hosts = new SimHost[config.hosts()];
         this.hostsByAddress = new HashMap<>(config.hosts() * 2);
         for (int i = 0; i < hosts.length; i++) {
@@ -146,7 +136,7 @@ public final class SimulatedNetwork implements AutoCloseable {
 
     /** Serialization time of one packet with {@code payloadBytes} of UDP payload on any link, in picoseconds. */
     public long serializationPicos(int payloadBytes) {
-        return wirePicos(payloadBytes + wireOverheadBytes);
+        return timing.wirePicos(payloadBytes + wireOverheadBytes);
     }
 
     /** Installs (or, with null, removes) the packet observer. */
@@ -160,7 +150,7 @@ public final class SimulatedNetwork implements AutoCloseable {
     /** Runs every event up to and including {@code deadlineNanos}, then sets the clock there. */
     public void runUntil(long deadlineNanos) {
         checkOpen();
-        long limit = toPicos(deadlineNanos);
+        long limit = LinkTiming.toPicos(deadlineNanos);
         // The queue finds its first event once per event here, not once to peek and again to fire.
         while (!events.isEmpty()) {
             SimEvent event = events.first();
@@ -185,7 +175,7 @@ public final class SimulatedNetwork implements AutoCloseable {
      */
     public boolean runUntil(BooleanSupplier condition, long timeoutNanos) {
         checkOpen();
-        long limit = toPicos(Math.addExact(nowNanos(), timeoutNanos));
+        long limit = LinkTiming.toPicos(Math.addExact(nowNanos(), timeoutNanos));
         while (!condition.getAsBoolean()) {
             if (events.isEmpty() || events.peekTimePicos() > limit) {
                 if (limit > nowPicos) {
@@ -210,7 +200,7 @@ public final class SimulatedNetwork implements AutoCloseable {
     public void schedule(long atNanos, Runnable task) {
         checkOpen();
         Objects.requireNonNull(task, "task");
-        long at = toPicos(atNanos);
+        long at = LinkTiming.toPicos(atNanos);
         if (at < nowPicos - nowPicos % PICOS_PER_NANO) {
             throw new IllegalArgumentException("cannot schedule in the past: " + atNanos + " < " + nowNanos());
         }
@@ -333,7 +323,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         int payloadBytes = packet.readableBytes();
         int wireBytes = payloadBytes + wireOverheadBytes;
         long start = Math.max(nowPicos, from.nicBusyUntilPicos);
-        long end = start + wirePicos(wireBytes);
+        long end = start + timing.wirePicos(wireBytes);
         from.nicBusyUntilPicos = end;
         from.countSent(payloadBytes, end - nowPicos);
         if (config.lossProbability() > 0 && random.nextDouble() < config.lossProbability()) {
@@ -383,7 +373,7 @@ public final class SimulatedNetwork implements AutoCloseable {
         }
         SimPacket p = packet(packet, null, to, 0, packet.readableBytes() + wireOverheadBytes);
         p.injectedFrom = from;
-        long at = nowPicos + toPicos(delayNanos);
+        long at = nowPicos + LinkTiming.toPicos(delayNanos);
         p.arrivalPicos = at;
         events.schedule(p, at);
     }
@@ -419,7 +409,7 @@ public final class SimulatedNetwork implements AutoCloseable {
 
     private void startTransmit(SwitchPort port, SimPacket packet) {
         port.transmitting = packet;
-        long done = nowPicos + wirePicos(packet.wireBytes);
+        long done = nowPicos + timing.wirePicos(packet.wireBytes);
         // Scheduled first, so with zero propagation the port frees before the packet is delivered.
         events.schedule(port.transmitDone, done);
         port.downlink.add(packet, done + propagationPicos, events);
@@ -545,22 +535,8 @@ public final class SimulatedNetwork implements AutoCloseable {
         }
     }
 
-    private long wirePicos(int wireBytes) {
-        if (picosPerByte > 0) {
-            return wireBytes * picosPerByte;
-        }
-        if (idealLinks) {
-            return 0;
-        }
-        return (wireBytes * BIT_PICOS_PER_BYTE + linkBitsPerSecond - 1) / linkBitsPerSecond;
-    }
-
     long bytesForPicos(long picos) {
-        return Math.round(picos * (double) linkBitsPerSecond / BIT_PICOS_PER_BYTE);
-    }
-
-    private static long toPicos(long nanos) {
-        return nanos > Long.MAX_VALUE / PICOS_PER_NANO ? Long.MAX_VALUE : nanos * PICOS_PER_NANO;
+        return timing.bytesForPicos(picos);
     }
 
     private SimPacket packet(ByteBuf payload, SimHost from, SimHost to, int level, int wireBytes) {

@@ -40,9 +40,6 @@ public final class SwitchPort {
     /** Wire bytes held now (queued plus the one being transmitted). */
     public long queueBytes() { return bytes; }
 
-    /** Packets held now. */
-    public long queuePackets() { return packets; }
-
     /** Most wire bytes ever held at once. */
     public long maxQueueBytes() { return maxBytes; }
 

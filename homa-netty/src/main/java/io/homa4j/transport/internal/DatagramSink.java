@@ -268,8 +268,8 @@ public final class DatagramSink implements PacketSink {
             }
         } else {
             // Not through the allocator: it wraps a sample of composites for leak detection, and each wrapped one
-            // records a stack trace when released (1.9% of the event loop's samples in a 1 MB throughput
-            // profile). The segments inside are tracked on their own, so a leaked composite still shows.
+            // records a stack trace when released, a cost on every large send. The segments inside are tracked on
+            // their own, so a leaked composite still shows.
             CompositeByteBuf gathered = new CompositeByteBuf(allocator, true, count);
             for (int i = 0; i < count; i++) {
                 gathered.addComponent(true, run[i]);

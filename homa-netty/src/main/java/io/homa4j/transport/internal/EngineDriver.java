@@ -20,8 +20,8 @@ import java.util.function.LongSupplier;
  * when its {@link PacketDriven#nextWakeNanos()} has come, the sink is flushed, and a wake-up is scheduled at
  * {@link PacketDriven#wakeByNanos()}, where {@link PacketDriven#poll} runs timers and the pacer. Work that may
  * run late (the engine's tick) is thus done in a turn the loop makes for packets when one comes in time, and a
- * wake-up of its own only when none does: on this project's VMs a wake-up costs about 25 us of CPU, and the
- * 1 ms tick alone woke each rack host's loop about a thousand times a second. The end of the turn also reads the
+ * wake-up of its own only when none does: a wake-up costs tens of microseconds of CPU on a VM, and the 1 ms tick
+ * alone would wake an otherwise busy loop a thousand times a second. The end of the turn also reads the
  * clock, to tell the engine how long turns lately kept the sockets waiting ({@link LoopLag},
  * {@link PacketDriven#onHostLag}).
  *
@@ -56,8 +56,8 @@ public final class EngineDriver {
 
     /**
      * Time since the last turn's end from which the loop is taken to have slept in epoll_wait: a loop whose sockets
-     * were still readable when the turn ended (level-triggered epoll) is back in 1-3 us on this project's VMs (one
-     * epoll_wait that returns at once, Netty's dispatch), one that slept needs a wake-up, 10 us and more there.
+     * were still readable when the turn ended (level-triggered epoll) is back within a few microseconds (one
+     * epoll_wait that returns at once, Netty's dispatch); one that slept needs a thread wake-up, which takes longer.
      */
     static final long SLEPT_NANOS = 5_000;
 

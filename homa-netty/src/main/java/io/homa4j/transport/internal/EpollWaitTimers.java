@@ -8,13 +8,11 @@ import org.slf4j.LoggerFactory;
  * pass it as the timeout of every {@code epoll_pwait2}, unless the application chose otherwise.
  *
  * <p>Why: an engine with RPCs in flight always has a timer pending (its 1 ms tick), so every sleep of its loop
- * carried a timeout, and on this project's VM (a Firecracker guest, {@code haltpoll.guest_halt_poll_ns=0}) a
- * sleep with a timeout costs far more than one without: a no-op 1 ms timer on the TCP benchmark's loops made
- * its 100 B echo 10% slower at P50 (64.6-68.2 us without, 73.2-75.4 with, three pairs), and Homa's 100 B echo
- * took 68.1-78.2 us instead of 84.9-86.8 with the timerfd (three pairs; docs/datapath.md). With Netty's
+ * carried a timeout, and on some virtual machines (guests without halt polling) a sleep with a timeout costs far
+ * more than one without, enough to slow a small echo measurably (docs/datapath.md). With Netty's
  * {@code io.netty.channel.epoll.epollWaitThreshold} at 0 the loop sets the timerfd once per new deadline
  * ({@code timerfd_settime}) and sleeps in {@code epoll_wait(-1)}; with Netty's default (10 ms) a deadline under
- * 10 ms is passed to each {@code epoll_pwait2}. Throughput with 64 and 8 calls outstanding did not suffer.
+ * 10 ms is passed to each {@code epoll_pwait2}.
  *
  * <p>Netty reads the property once, when its epoll I/O handler class is first used in the JVM: an application
  * that set the property keeps its choice, and one whose epoll loops existed before the first endpoint built

@@ -9,21 +9,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The pacer holds packets back while the host's estimated queue exceeds {@link HomaConfig#pacerMaxQueueNanos()}
  * and asks to be woken when there is room again. The Linux module's 5 us bound assumes a precise, dedicated pacer
- * thread. A Netty scheduled task fires late: measured on this project's machines, a 100 us epoll timer fired
- * after 204 us at P50 (238 us at P90), a 10 us one after 20 us (197 us at P90). Every late wake-up is idle link
- * time the pacer never recovers, so with a 5 us bound a 1 MB loopback echo at linkMbps 1000 moved 29 Mbit/s;
- * with the bound raised to the timer slack, 103-162 Mbit/s (two runs). The cost is a host queue of up to that
- * much link time in front of a newly arrived short message: 2.5 KB at 100 Mbit/s, 25 KB at 1 Gbit/s.
+ * thread. A Netty scheduled task fires late, by up to about {@link #EVENT_LOOP_TIMER_SLACK_NANOS} on a loaded VM
+ * (docs/datapath.md). Every late wake-up is idle link time the pacer never recovers, so the bound is raised to
+ * that slack. The cost is a host queue of up to that much link time in front of a newly arrived short message:
+ * 2.5 KB at 100 Mbit/s, 25 KB at 1 Gbit/s.
  *
  * <p>At low link rates a time bound of that size holds less than two packets (a 1,500 B packet takes 120 us at
  * 100 Mbit/s), so every late wake-up still idles the link. The bound is therefore also at least
  * {@link #MIN_QUEUED_PACKETS} full packets of link time, about what the Linux module's 5 us bound holds at the
- * 25 Gbit/s it was tuned for (15.6 KB). In the netlab rack at 100 Mbit/s, one 1 MB flow moved 60 of 100 Mbit/s
- * with the 200 us bound.
+ * 25 Gbit/s it was tuned for (15.6 KB).
  *
  * <p>A bound of several packets also lets the loop wake less often: once the queue is full, the engine would be
- * woken each time one packet's worth has drained, every 480 us at 25 Mbit/s, and a wake-up costs about 25 us of
- * CPU on this project's VMs. {@link HomaConfig#pacerWakeLatenessNanos()} is therefore set to half of what the
+ * woken each time one packet's worth has drained, every 480 us at 25 Mbit/s, and each wake-up costs CPU.
+ * {@link HomaConfig#pacerWakeLatenessNanos()} is therefore set to half of what the
  * queue holds beyond one packet, less the timer's lateness: the loop wakes when about half the queue has drained
  * and tops it up in one turn, with the timer's lateness still covered by what is left (at 25 Mbit/s: 1.48 ms,
  * about three packets per wake-up). Where that is not positive (fast links, whose bound is the timer slack
@@ -32,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * <p>The simulator needs none of this: its virtual clock wakes the engine exactly when asked.
  */
 public final class PacerTimerSlack {
-    /** Lateness of an event-loop timer that the pacer must absorb (see the class comment for the measurement). */
+    /** Lateness of an event-loop timer that the pacer must absorb (see the class comment). */
     public static final long EVENT_LOOP_TIMER_SLACK_NANOS = 200_000;
 
     /** Full-size packets the pacer may always have queued, whatever the link rate. */

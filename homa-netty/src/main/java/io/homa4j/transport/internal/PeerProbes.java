@@ -207,11 +207,6 @@ public final class PeerProbes {
         return true;
     }
 
-    /** Probes open now. */
-    public int openCount() {
-        return open.size();
-    }
-
     /** Closes every probe; later calls probe nothing. */
     public void close() {
         closed = true;

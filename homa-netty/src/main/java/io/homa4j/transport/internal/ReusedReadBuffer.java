@@ -15,14 +15,14 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Why reuse: a recvmmsg read with 64 KB slots needs a buffer of a megabyte. Netty's pooled allocator serves that
  * from a 4 MiB chunk and destroys the chunk when its last buffer is freed, so a socket that reads, hands the
- * packets on and frees the buffer made the allocator create, and the JDK zero, a fresh chunk for almost every
- * read: 13% of the event loop's time in a 1 MB echo profile (Unsafe.setMemory). The engine copies what it keeps
+ * packets on and frees the buffer would make the allocator create, and the JDK zero, a fresh chunk for almost
+ * every read. The engine copies what it keeps
  * out of the packets before the burst returns, so the buffer is normally free again at the next read.
  *
  * <p>Why a single slot: offered one slot, Netty reads with recvmsg instead of recvmmsg, and its recvmmsg costs a
  * getsockopt per call besides (it asks for IP_RECVORIGDSTADDR every time) and sets up all sixteen slots. On a
  * busy-polling loop, where a 100 B echo is a dozen syscalls, reading each lone request and response with recvmsg
- * took the echo from 22.6 to 20.3 us at P50 (docs/datapath.md). A socket reads so when its previous wake-up
+ * saves a measurable share of the echo (docs/datapath.md). A socket reads so when its previous wake-up
  * brought exactly one packet and this wake-up is not one for datagrams that read left behind (level-triggered
  * epoll reports them at once): on a busy-polling loop ({@link LoopTurns}), one in the very next loop turn; on a
  * loop that sleeps in epoll_wait, one that comes within a few microseconds of the engine's last turn, before the

@@ -43,9 +43,8 @@ final class GrantOrder {
     private int lastWalkPeers;
     /**
      * Messages in the order per peer. With the per-peer limit there can be no more than {@code maxPerPeer} picks
-     * per peer here, and the walk stops there: without that bound, fewer sending peers than {@code maxPicks} made
-     * every walk visit the whole order (one peer with ~200 messages waiting on loopback: the walks were 6% of the
-     * event loop's Java samples even with the picks kept between packets, 37% before).
+     * per peer here, and the walk stops there: without that bound, fewer sending peers than {@code maxPicks} would
+     * make every walk visit the whole order (one peer with hundreds of messages waiting, as on loopback).
      */
     private final Map<InetSocketAddress, int[]> messagesPerPeer = new HashMap<>();
 

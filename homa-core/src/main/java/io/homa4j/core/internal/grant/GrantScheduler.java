@@ -236,12 +236,10 @@ public final class GrantScheduler {
      * Coalescing: a GRANT only when it moves the offset by a quarter of the window and by at least two packets
      * (half the window, if that is less; never under one packet), so a sender gets one GRANT per several packets
      * rather than one per packet and still never runs dry (half the window stays in flight when the next GRANT
-     * goes). The two-packet floor matters where the bandwidth-delay product is below a few packets: in the
-     * 25 Mbit/s netlab rack the window is four packets, and a GRANT per DATA packet (0.9 per packet measured)
-     * added 4% to the reverse link and an event-loop pass per packet; with the floor, 0.5 per packet, and the
-     * short messages' P99 went from 8.6-9.2 ms to 7.2 ms (2026-12-02, docs/results.md). With windows of 8+
-     * packets (the simulator's 100 Gbit/s racks) a quarter window is already two packets or more, so nothing
-     * changes there.
+     * goes). The two-packet floor matters where the bandwidth-delay product is only a few packets (the netlab
+     * rack's window is four): without it nearly every DATA packet would draw a GRANT, which costs reverse-link
+     * bandwidth and an event-loop pass per packet. With windows of 8+ packets a quarter window is already two
+     * packets or more, so the floor changes nothing there.
      */
     static long minIncrement(long window, int minGrantBytes) {
         long twoPackets = Math.min(2L * minGrantBytes, window / 2);
@@ -264,10 +262,9 @@ public final class GrantScheduler {
      * increment (never more than the credit), and exactly what it got is charged. It goes before the SRPT pass.
      * It does not wait for room under {@code maxIncomingBytes}: bytes granted to lower-ranked messages at low
      * levels may wait at a strict-priority switch port for as long as higher levels keep arriving, filling the
-     * cap, and the oldest message then starved, which the share is there to prevent (a 500 KB message under a
-     * 110% stream of 20 KB ones finished only when the stream ended, HomaSchedulingSimTest, once RESENDs no longer
-     * drew copies of those queued bytes and so freed the cap). The cap is exceeded by at most one increment: the
-     * next comes only once the previous has mostly arrived.
+     * cap, and the oldest message would then starve, which the share is there to prevent (a long message under an
+     * overload of short ones must still finish). The cap is exceeded by at most one increment: the next comes only
+     * once the previous has mostly arrived.
      */
     private void fifoGrant(GrantSender sender) {
         if (fifoFraction <= 0 || fifoCredit < minGrantBytes) {
@@ -322,8 +319,8 @@ public final class GrantScheduler {
      * Whether the FIFO share pushes {@code m} through: it is, or was while it still needed grants, the oldest
      * message being granted (the share's target). Its bytes granted at the low levels of its SRPT rank can wait
      * at a strict-priority switch port for as long as higher levels keep coming, and hold the share's next
-     * increment back; only a RESEND (answered at the highest level) gets them through. Without that a 500 KB
-     * message made no progress under a 110% stream of 20 KB ones (HomaSchedulingSimTest).
+     * increment back; only a RESEND (answered at the highest level) gets them through, so a long message makes
+     * progress under an overload of short ones.
      */
     public boolean fifoTarget(IncomingMessage m) {
         if (m.wasFifoTarget()) {
@@ -339,10 +336,5 @@ public final class GrantScheduler {
     /** Granted-but-not-received bytes over all incoming messages. */
     public long outstandingBytes() {
         return outstanding;
-    }
-
-    /** Messages currently holding an SRPT grant slot (at most maxOvercommit). */
-    public int grantedMessages() {
-        return slotHolders;
     }
 }

@@ -23,9 +23,9 @@ import io.netty.buffer.CompositeByteBuf;
  * <p>The buffer is a row of pieces of {@link #PIECE_BYTES} (the last one shorter), handed over as one
  * {@code CompositeByteBuf} when there are several: growing a piece copies at most that piece, not the message so
  * far, and every allocation stays within what Netty's pooled allocator keeps in its per-thread cache (32 KiB by
- * default). One contiguous buffer per message made a 1 MB echo allocate, and free again, buffers of 0.1-1 MB,
- * which the pool serves from 4 MiB chunks that it frees once empty: a new chunk, zeroed by the JDK, for almost
- * every echo (15% of the engine-only benchmark's time), and a copy of the message so far at every growth.
+ * default). One contiguous buffer per message would make a 1 MB echo allocate, and free again, buffers of
+ * 0.1-1 MB, which the pool serves from 4 MiB chunks that it frees once empty: a new chunk, zeroed by the JDK, for
+ * almost every echo, and a copy of the message so far at every growth.
  *
  * <p>Also carries the counters the {@code grant} package ranks and grants by: bytes granted so far, bytes
  * received, arrival order. Which sets of the grant scheduler the message is in is the scheduler's own state.

@@ -34,8 +34,7 @@ public final class OutgoingMessage implements Ranked {
     boolean inSendQueue;
     /**
      * In the transmitter's SRPT order (implies {@link #inSendQueue}; it leaves that order alone while its counters
-     * change). Asked instead of the tree, which every packet sent re-added the front message to: a search of the
-     * tree per packet that found it there.
+     * change), so that sending a packet of the front message does not cost a search of the tree.
      */
     boolean inSrptOrder;
     boolean inRetransmitQueue;

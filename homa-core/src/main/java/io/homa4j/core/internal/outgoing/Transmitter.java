@@ -55,9 +55,9 @@ public final class Transmitter {
     /**
      * The longest a receiver waits in silence before it asks again ({@link SilenceRules#keepAliveTicks()}, the cap
      * of its RESEND interval): bytes sent longer ago than that cannot count as still on their way, whatever the
-     * measured round trip says. Without the cap, one estimate inflated by a stalled probe (seconds) made this
-     * sender answer BUSY to every RESEND for a lost packet for seconds, each BUSY keeping both sides' timers from
-     * ever ending the RPC (TransportFuzzTest, 2026-12-04).
+     * measured round trip says. Without the cap, one estimate inflated by a stalled probe (seconds) would make this
+     * sender answer BUSY to every RESEND for a lost packet for that long, each BUSY keeping both sides' timers from
+     * ever ending the RPC.
      */
     private final long maxInFlightNanos;
     /** The host's recent lag in reading its sockets (see {@link #hostLag}); widens the in-flight time. */
@@ -168,17 +168,15 @@ public final class Transmitter {
     /**
      * How long bytes of {@code m} may still be on their way to its receiver: the configured in-flight time widened
      * by three host lags (see {@link #hostLag}), or the round trip measured with that receiver ({@code SRTT + 4 x
-     * RTTVAR}, queueing in the network included), whichever is longer. In the netlab rack a packet granted at a
-     * low priority level waited behind higher levels in the switch for longer than the configured time, and
-     * RESENDs that crossed it drew copies of packets that were only queued.
+     * RTTVAR}, queueing in the network included), whichever is longer: a packet granted at a low priority level
+     * can wait behind higher levels in a switch for longer than the configured time, and a RESEND that crossed it
+     * must not draw a copy of a packet that is only queued.
      *
      * <p>The cap ({@link #maxInFlightNanos}) bounds the measured round trip only, not the host's own lag: the
-     * engine stamps a whole loop turn's sends with the turn's start, so after a 200-300 ms turn (a JVM compiling
-     * in its first seconds) the bytes that left at the turn's end looked older than the 100 ms cap, and the
-     * RESENDs that had crossed them drew copies (the issue's loopback client/server run: 0-122 copies per 4 s run,
-     * up to 0.27% of DATA packets, every one reaching the client after its call had completed). The lag is
-     * reported gone again once the turns are short (the Netty driver: within half a second), so a real loss waits
-     * at most that long more.
+     * engine stamps a whole loop turn's sends with the turn's start, so after a turn longer than the cap (a JVM
+     * compiling in its first seconds) the bytes that left at the turn's end would look older than they are, and
+     * RESENDs that crossed them would draw needless copies. The lag is reported gone again once the turns are
+     * short (the Netty driver: within half a second), so a real loss waits at most that long more.
      */
     private long inFlightNanos(OutgoingMessage m) {
         return Math.max(window(m, inFlightNanos), inFlightNanos + 3 * hostLagNanos);
@@ -195,7 +193,7 @@ public final class Transmitter {
     /**
      * Rewinds {@code m} to byte 0 (client restart after server state loss). It leaves the retransmit queue too:
      * the rewind drops its pending ranges, and a queued message without ranges would be "retransmitted" with
-     * none (found by EngineFuzzTest: a RESEND, then RPC_UNKNOWN before the retransmission left).
+     * none (a RESEND, then RPC_UNKNOWN before the retransmission left).
      */
     public void rewind(OutgoingMessage m) {
         remove(m);

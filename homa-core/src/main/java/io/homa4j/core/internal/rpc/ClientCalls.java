@@ -18,34 +18,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 
 /**
  * The client half of an engine: every call from {@code call} until its response, failure or abort. Sends
  * requests, receives responses, answers the server's GRANT, RESEND, BUSY, RPC_UNKNOWN and NEED_ACK, owes the
  * server acks, and runs the client timers (RESEND on silence, abort, deadlines). Engine thread only; internal.
  *
- * <p>Longer than 400 lines: the client's answer to each packet type a server sends and its timers form one state
- * machine over {@link ClientRpc}, read best in one place; what the client shares with the server half (buffers,
- * sends, control packets) is in {@link Receiver}, {@link Outbound} and {@link ControlSender}.
+ * <p>The client's answer to each packet type a server sends and its timers form one state machine over
+ * {@link ClientRpc}; the RESENDs it owes wait in {@link ClientResends}, and what the client shares with the server
+ * half (buffers, sends, control packets) is in {@link Receiver}, {@link Outbound} and {@link ControlSender}.
  */
 public final class ClientCalls extends RpcHalf {
     private static final Logger log = LoggerFactory.getLogger(ClientCalls.class);
-    /** Calls that may send RESENDs to one server in one timer tick. */
-    static final int MAX_RESENDS_PER_PEER_PER_TICK = 8;
-
     private final RpcIds ids;
     private final ClientRpcTable rpcs = new ClientRpcTable();
     /** The call {@link #find} returned last, while it lives. */
     private ClientRpc lastFound;
     private final DeadlineQueue<ClientRpc> deadlines = new DeadlineQueue<>(ClientRpc::deadlineNanos, ClientRpc::id);
-    /**
-     * Calls due for a RESEND, waiting for their server's per-tick budget; FIFO so none starves. Bounding RESENDs
-     * per server keeps thousands of silent calls from flooding a server that is merely slow.
-     */
-    private final ArrayDeque<ClientRpc> resendQueue = new ArrayDeque<>();
-    /** Timer ticks run so far; keys the per-server RESEND budgets. */
-    private long tickSerial;
+    private final ClientResends resends;
     /** See {@code HomaConfig.retryOnServerStateLoss}: the server's age arrives one one-way delay late. */
     private final long stateLossGraceNanos;
 
@@ -53,6 +43,7 @@ public final class ClientCalls extends RpcHalf {
         super(parts);
         this.ids = new RpcIds(parts.clock().now());
         this.stateLossGraceNanos = parts.config().rttMicros() * 500L;
+        this.resends = new ClientResends(parts, rpcs);
     }
 
     public int count() {
@@ -411,7 +402,7 @@ public final class ClientCalls extends RpcHalf {
             }
         }
         deadlines.clear();
-        resendQueue.clear();
+        resends.clear();
     }
 
     // ---------------------------------------------------------------------------------------------- timers
@@ -434,14 +425,14 @@ public final class ClientCalls extends RpcHalf {
 
     /** One timer tick for every call. */
     public void tick() {
-        tickSerial++;
+        resends.newTick();
         // A copy: failing a call runs the listener, which may start or abort calls.
         for (ClientRpc rpc : rpcs.snapshot()) {
             if (rpcs.get(rpc.id()) == rpc) {
                 tick(rpc);
             }
         }
-        sendQueuedResends();
+        resends.sendQueued();
     }
 
     private void tick(ClientRpc rpc) {
@@ -471,41 +462,7 @@ public final class ClientCalls extends RpcHalf {
             return;
         }
         if (!rpc.resendQueued() && silent.clientResendDue(silenceRules, resendTicks)) {
-            rpc.resendQueued(true);
-            resendQueue.add(rpc);
-        }
-    }
-
-    /**
-     * Sends the RESENDs that {@link #tick(ClientRpc)} queued, oldest first, for at most
-     * {@link #MAX_RESENDS_PER_PEER_PER_TICK} calls per server per tick; the rest wait, in order, for the next tick.
-     */
-    private void sendQueuedResends() {
-        for (int i = resendQueue.size(); i > 0; i--) {
-            ClientRpc rpc = resendQueue.poll();
-            if (rpcs.get(rpc.id()) != rpc
-                    || !rpc.silence().clientResendDue(silenceRules, silenceRules.resendTicksFor(rpc.server().rtt()))) {
-                rpc.resendQueued(false); // finished, or heard from since it was queued
-                continue;
-            }
-            if (!rpc.server().takeResendBudget(tickSerial, MAX_RESENDS_PER_PEER_PER_TICK)) {
-                resendQueue.add(rpc);
-                continue;
-            }
-            rpc.resendQueued(false);
-            rpc.silence().resendSent(silenceRules, silenceRules.resendTicksFor(rpc.server().rtt()));
-            sendResend(rpc);
-        }
-    }
-
-    private void sendResend(ClientRpc rpc) {
-        IncomingMessage response = rpc.response();
-        if (response == null) {
-            // Nothing back yet: ask for the response's start; the server answers BUSY, GRANT, data or RPC_UNKNOWN.
-            control.resend(rpc.peerAddress(), rpc.wireId(), 0, outbound.maxPayload(), config.priorityLevels() - 1);
-        } else {
-            receiver.senderSilent(response);
-            control.requestGaps(rpc, response);
+            resends.queue(rpc);
         }
     }
 }

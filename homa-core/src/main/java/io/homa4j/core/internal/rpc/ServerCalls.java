@@ -17,7 +17,6 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -26,29 +25,21 @@ import java.util.Map;
  * client's GRANT, RESEND, BUSY, RPC_UNKNOWN and ACK, and runs the server timers (RESEND for request holes,
  * NEED_ACK, expiry). Engine thread only; internal.
  *
- * <p>Longer than 400 lines: the server's answer to each packet type a client sends, the handler's life (once, with
- * its timeout) and the server timers form one state machine over {@link ServerRpc}, read best in one place; what
- * it shares with the client half is in {@link Receiver}, {@link Outbound} and {@link ControlSender}.
+ * <p>The server's answer to each packet type a client sends, the handler's life (once, with its timeout) and the
+ * server timers form one state machine over {@link ServerRpc}; the RPCs already handled are remembered in
+ * {@link Tombstones}, and what it shares with the client half is in {@link Receiver}, {@link Outbound} and
+ * {@link ControlSender}.
  */
 public final class ServerCalls extends RpcHalf {
     private static final Logger log = LoggerFactory.getLogger(ServerCalls.class);
-    /** Server RPCs whose handler ran and that were freed are remembered (this many) to refuse replays. */
-    private static final int TOMBSTONES = 4096;
 
     private final Map<ServerKey, ServerRpc> rpcs = new HashMap<>();
     /** The RPC {@link #find} returned last, while it lives. */
     private ServerRpc lastFound;
-    /** The lookup key of {@link #find} and the tombstone check, re-aimed per lookup, never stored. */
+    /** The lookup key of {@link #find}, re-aimed per lookup, never stored. */
     private final ServerKey probe = ServerKey.probe();
     private final Map<Long, ServerRpc> byHandle = new HashMap<>();
-    private final LinkedHashMap<ServerKey, Boolean> tombstones = new LinkedHashMap<>() {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<ServerKey, Boolean> eldest) {
-            return size() > TOMBSTONES;
-        }
-    };
+    private final Tombstones tombstones = new Tombstones();
     private long nextHandle = 1;
 
     public ServerCalls(RpcHalf.Parts parts) {
@@ -166,7 +157,7 @@ public final class ServerCalls extends RpcHalf {
      * @param sender the client's peer entry, or null when it is new
      */
     private ServerRpc newRpc(ServerKey key, Peer sender, int length, DataHeader data) {
-        if (tombstones.containsKey(key)) {
+        if (tombstones.contains(key)) {
             verdict.drop(DropReason.STALE); // a delayed duplicate of a request already handled and acknowledged
             return null;
         }
@@ -233,7 +224,7 @@ public final class ServerCalls extends RpcHalf {
         if (rpc == null) {
             verdict.drop(DropReason.UNKNOWN_RPC);
             // Age 0 for a call we handled and forgot: "I may have run it", so the client never re-sends it.
-            boolean handled = tombstones.containsKey(probe.aim(from, clientId));
+            boolean handled = tombstones.contains(from, clientId);
             control.rpcUnknown(from, clientId ^ 1, handled ? 0 : clock.age());
             return;
         }
@@ -370,7 +361,7 @@ public final class ServerCalls extends RpcHalf {
         }
         byHandle.remove(rpc.handle());
         if (rpc.state() != ServerRpc.State.RECEIVING) {
-            tombstones.put(rpc.key(), Boolean.TRUE);
+            tombstones.add(rpc.key());
         }
         IncomingMessage request = rpc.request();
         if (request != null) {

@@ -4,8 +4,8 @@ package io.homa4j.core.internal.timer;
  * What the DATA arriving at this host proves about the switch port in front of it: when each priority level's
  * queue (and every level above it) was last empty. A receiver that misses granted bytes cannot tell from silence
  * alone whether they were lost or wait at that port behind higher levels (a strict-priority port serves a level
- * only while every higher one is empty; in the netlab rack at 80% load, bytes granted at a low level waited longer
- * than any RESEND timeout, and each RESEND drew a copy of packets that were only queued). Two events can tell:
+ * only while every higher one is empty, so under load bytes granted at a low level can wait longer than any RESEND
+ * timeout, and each RESEND would draw a copy of packets that are only queued). Two events can tell:
  *
  * <ul>
  *   <li>a DATA packet sent at level {@code l} arrives (the sender writes the level into the packet): the port

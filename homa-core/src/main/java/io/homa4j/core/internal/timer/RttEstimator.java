@@ -5,8 +5,7 @@ package io.homa4j.core.internal.timer;
  * {@code SRTT} and {@code RTTVAR}, gains 1/8 and 1/4): how long the peer's data may take to arrive after we asked
  * for it, queueing in the network included. Homa's timers otherwise know only the configured RTT, which is the
  * unloaded one; behind a congested switch port, data at a low priority level waits for every higher level, and
- * RESENDs timed by the configured RTT asked for packets that were only queued (the netlab rack, 25 Mbit/s:
- * 0.08-0.27% of DATA packets retransmitted with nothing dropped anywhere).
+ * RESENDs timed by the configured RTT would ask for packets that are only queued.
  *
  * <p>Fed by the receiving side with unambiguous samples only, one probe at a time: the time from a GRANT to the
  * arrival of the first packet of that RPC which only that GRANT let the sender send ({@link #grantSent},

@@ -104,7 +104,7 @@ public final class SilenceRules {
      * before a server stops asking a client that has not proven its address. Anyone can send a first DATA packet
      * with a forged source: each probe is reflected at that address, so they are what a forged packet buys. Two
      * probes (52 + 52 bytes on the wire) plus one CUTOFFS (76) keep the reflection under 3x the 69 bytes of the
-     * smallest forged first packet; before the cap, such a packet drew 199 RESENDs (151x). A live client answers
+     * smallest forged first packet; uncapped, a forged packet would draw a RESEND per tick. A live client answers
      * a probe, or asks itself when its own timer fires, and every packet from it restores the budget.
      *
      * <p>A client has proven its address (for one RPC) once it sent more than the unscheduled bytes: past those it

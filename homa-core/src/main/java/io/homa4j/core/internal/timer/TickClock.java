@@ -13,8 +13,8 @@ package io.homa4j.core.internal.timer;
 public final class TickClock {
     /**
      * The share of a tick by which a tick may run late. Below one tick with room for a late event-loop timer
-     * (about 0.2 ms on this project's VMs, {@code PacerTimerSlack}), so that a tick run at the end of its lateness
-     * still keeps the grid at the default 1 ms tick.
+     * (a fraction of a millisecond on a loaded VM, {@code PacerTimerSlack}), so that a tick run at the end of its
+     * lateness still keeps the grid at the default 1 ms tick.
      */
     static final double LATENESS_SHARE_OF_TICK = 0.75;
 
