@@ -27,7 +27,7 @@ package io.homa4j.transport;
  * @param socketDrops       datagrams the kernel dropped because the receive buffer of one of the endpoint's
  *                          sockets was full (read from /proc/net/udp); -1 where the kernel does not say
  * @param probesSent        PROBE packets sent to servers not heard from lately, to learn at once that nothing
- *                          listens at their port (see docs/api.md, fail fast)
+ *                          listens at their port (see docs/user-guide.md, fail fast)
  * @param probesRefused     probes the kernel reported port unreachable for (ICMP): their servers' calls failed
  *                          with UNAVAILABLE
  * @param probesSkipped     servers not probed because 256 probes were open or no socket could be connected to

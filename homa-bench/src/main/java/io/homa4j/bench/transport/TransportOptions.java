@@ -23,7 +23,7 @@ public record TransportOptions(InetAddress bindAddress, int port, int linkMbps, 
         this(bindAddress, port, linkMbps, rttMicros, maxMessage, tcpConnections, 0);
     }
 
-    /** As the Linux module's cp_vs_tcp at 25 Gb/s: 4 client ports x 8 server ports; see docs/benchmarks.md. */
+    /** As the Linux module's cp_vs_tcp at 25 Gb/s: 4 client ports x 8 server ports; see docs/benchmarking.md. */
     public static final int DEFAULT_TCP_CONNECTIONS = 32;
 
     public static TransportOptions loopback(int linkMbps, int maxMessage) {

@@ -47,7 +47,7 @@ class WorkloadTest {
      * The sampler draws what the interpolated CDF says, for every workload, untruncated and truncated at 1 MB: the
      * sampled mean is within 5 standard errors of the exact mean (most of W2's mean sits in its top 0.1%, so a fixed
      * percentage would be either loose or flaky), and the empirical quantiles match. (Only W4's figures reproduce
-     * the stated mean under log-linear interpolation: see docs/benchmarks.md, "Workload means".)
+     * the stated mean under log-linear interpolation: see docs/benchmarking.md, "Workload means".)
      */
     @ParameterizedTest
     @ValueSource(strings = {"w1", "w2", "w3", "w4", "w5"})

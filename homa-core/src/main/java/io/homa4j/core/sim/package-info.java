@@ -15,7 +15,7 @@
  * </ul>
  *
  * <p>Everything here is single-threaded: one thread builds, runs and inspects a network. See
- * {@code docs/simulator.md} for the model and its measured figures.
+ * {@code docs/simulation.md} for the model and its measured figures.
  */
 package io.homa4j.core.sim;
 

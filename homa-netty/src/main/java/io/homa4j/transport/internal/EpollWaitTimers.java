@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why: an engine with RPCs in flight always has a timer pending (its 1 ms tick), so every sleep of its loop
  * carried a timeout, and on some virtual machines (guests without halt polling) a sleep with a timeout costs far
- * more than one without, enough to slow a small echo measurably (docs/datapath.md). With Netty's
+ * more than one without, enough to slow a small echo measurably (docs/architecture.md). With Netty's
  * {@code io.netty.channel.epoll.epollWaitThreshold} at 0 the loop sets the timerfd once per new deadline
  * ({@code timerfd_settime}) and sleeps in {@code epoll_wait(-1)}; with Netty's default (10 ms) a deadline under
  * 10 ms is passed to each {@code epoll_pwait2}.

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * <p>The pacer holds packets back while the host's estimated queue exceeds {@link HomaConfig#pacerMaxQueueNanos()}
  * and asks to be woken when there is room again. The Linux module's 5 us bound assumes a precise, dedicated pacer
  * thread. A Netty scheduled task fires late, by up to about {@link #EVENT_LOOP_TIMER_SLACK_NANOS} on a loaded VM
- * (docs/datapath.md). Every late wake-up is idle link time the pacer never recovers, so the bound is raised to
+ * (docs/architecture.md). Every late wake-up is idle link time the pacer never recovers, so the bound is raised to
  * that slack. The cost is a host queue of up to that much link time in front of a newly arrived short message:
  * 2.5 KB at 100 Mbit/s, 25 KB at 1 Gbit/s.
  *

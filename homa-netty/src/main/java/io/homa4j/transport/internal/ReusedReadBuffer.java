@@ -22,7 +22,7 @@ import java.util.function.BooleanSupplier;
  * <p>Why a single slot: offered one slot, Netty reads with recvmsg instead of recvmmsg, and its recvmmsg costs a
  * getsockopt per call besides (it asks for IP_RECVORIGDSTADDR every time) and sets up all sixteen slots. On a
  * busy-polling loop, where a 100 B echo is a dozen syscalls, reading each lone request and response with recvmsg
- * saves a measurable share of the echo (docs/datapath.md). A socket reads so when its previous wake-up
+ * saves a measurable share of the echo (docs/architecture.md). A socket reads so when its previous wake-up
  * brought exactly one packet and this wake-up is not one for datagrams that read left behind (level-triggered
  * epoll reports them at once): on a busy-polling loop ({@link LoopTurns}), one in the very next loop turn; on a
  * loop that sleeps in epoll_wait, one that comes within a few microseconds of the engine's last turn, before the
