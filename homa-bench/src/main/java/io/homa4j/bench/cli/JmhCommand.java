@@ -12,7 +12,7 @@ final class JmhCommand implements Command {
 
     @Override
     public String[] description() {
-        return new String[] {"Runs the JMH benchmarks (RttBenchmark, MixedLoadBenchmark, ...); `jmh -h` lists JMH's"
+        return new String[] {"Runs the JMH benchmarks (RttBenchmark, QuietRttBenchmark, MixedLoadBenchmark, ...); `jmh -h` lists JMH's"
                 + " options."};
     }
 

@@ -9,6 +9,7 @@ import io.netty.buffer.Unpooled;
 
 import java.net.InetAddress;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -38,19 +39,34 @@ final class Endpoints implements AutoCloseable {
 
     private final BenchServer server;
     private final BenchClient client;
+    /** The threads the server started (its event loop), as ids of {@code /proc/self/task}. */
+    private final Set<Integer> serverThreads;
+    /** The threads the client started (its event loop). */
+    private final Set<Integer> clientThreads;
 
     Endpoints(Protocol protocol) {
         TransportOptions options = new TransportOptions(InetAddress.getLoopbackAddress(), 0, LINK_MBPS,
                 LOOPBACK_RTT_MICROS, MAX_MESSAGE, TransportOptions.DEFAULT_TCP_CONNECTIONS);
-        this.server = protocol.startServer(options);
-        BenchClient c;
+        BenchServer[] started = new BenchServer[1];
+        this.serverThreads = ThreadActivity.startedBy(() -> started[0] = protocol.startServer(options));
+        this.server = started[0];
+        BenchClient[] connected = new BenchClient[1];
         try {
-            c = protocol.connect(List.of(server.localAddress()), options);
+            this.clientThreads = ThreadActivity.startedBy(
+                    () -> connected[0] = protocol.connect(List.of(server.localAddress()), options));
         } catch (RuntimeException e) {
             server.close();
             throw e;
         }
-        this.client = c;
+        this.client = connected[0];
+    }
+
+    Set<Integer> serverThreads() {
+        return serverThreads;
+    }
+
+    Set<Integer> clientThreads() {
+        return clientThreads;
     }
 
     static ByteBuf payload(int size) {
