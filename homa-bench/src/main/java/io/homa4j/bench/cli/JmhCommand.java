@@ -12,8 +12,8 @@ final class JmhCommand implements Command {
 
     @Override
     public String[] description() {
-        return new String[] {"Runs the JMH benchmarks (RttBenchmark, QuietRttBenchmark, MixedLoadBenchmark, ...); `jmh -h` lists JMH's"
-                + " options."};
+        return new String[] {"Runs the JMH benchmarks (RttBenchmark, QuietRttBenchmark, MixedLoadBenchmark, ...);"
+                + " `jmh -h` lists JMH's options."};
     }
 
     @Override
