@@ -304,10 +304,10 @@ final class HomaClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         if (context.getDeadline() != null && context.getDeadline().isExpired()) {
             return Status.DEADLINE_EXCEEDED.withDescription("context deadline exceeded");
         }
-        Status status = io.grpc.Status.fromThrowable(context.cancellationCause());
+        Throwable cause = context.cancellationCause();
+        Status status = cause == null ? Status.UNKNOWN : Status.fromThrowable(cause);
         return status.getCode() == Status.Code.UNKNOWN
-                ? Status.CANCELLED.withDescription("context cancelled").withCause(context.cancellationCause())
-                : status;
+                ? Status.CANCELLED.withDescription("context cancelled").withCause(cause) : status;
     }
 
     /** Ends the call with {@code status} and aborts its Homa RPC, which tells the server. */
