@@ -341,17 +341,17 @@ final class EngineHost {
         }
     }
 
-    /** For diagnosis in tests: the engine's next wake relative to now, and its pacer and queue gauges. */
+    /** For diagnosis in tests: the engine's next wake relative to now, and its queue gauges. */
     String debugState() {
         try {
             return loop.submit(() -> {
                 long now = clock.getAsLong();
                 long wake = engine.nextWakeNanos();
                 String s = "nextWakeIn=" + (wake == Long.MAX_VALUE ? "never" : (wake - now) + "ns");
-                if (engine instanceof HomaEngine a) {
-                    s += ", pacerQueueNanos=" + a.pacerQueueNanos(now) + ", outgoing="
-                            + a.outgoingBytes() + ", clientRpcs=" + a.clientRpcCount()
-                            + ", serverRpcs=" + a.serverRpcCount();
+                MetricsSnapshot m = engine.metrics();
+                if (m != null) {
+                    s += ", outgoing=" + m.outgoingBytes() + ", clientRpcs=" + m.clientRpcs()
+                            + ", serverRpcs=" + m.serverRpcs();
                 }
                 return s;
             }).get(5, TimeUnit.SECONDS);

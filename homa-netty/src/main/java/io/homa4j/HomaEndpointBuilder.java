@@ -4,6 +4,7 @@ import io.homa4j.core.ErrorCode;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
+import io.homa4j.core.Unstable;
 import io.homa4j.faults.DatagramFilter;
 import io.homa4j.transport.internal.PacerTimerSlack;
 import io.homa4j.transport.internal.TransportUnavailableException;
@@ -96,8 +97,8 @@ public final class HomaEndpointBuilder {
 
     /**
      * The pacer's queue bound is raised to at least this much link time, because event-loop timers fire late
-     * (see {@link PacerTimerSlack}); default {@link PacerTimerSlack#EVENT_LOOP_TIMER_SLACK_NANOS}, 0 keeps the
-     * config's bound as it is. {@link HomaEndpoint#config()} reports the bound in effect.
+     * (docs/architecture.md); default 200,000 (200 us), 0 keeps the config's bound as
+     * it is. {@link HomaEndpoint#config()} reports the bound in effect.
      */
     public HomaEndpointBuilder pacerTimerSlackNanos(long nanos) {
         if (nanos < 0) {
@@ -152,6 +153,7 @@ public final class HomaEndpointBuilder {
      * @param filter what to do to each datagram in and out
      * @return this builder
      */
+    @Unstable("fault injection for tests")
     public HomaEndpointBuilder packetFilter(DatagramFilter filter) {
         this.packetFilter = Objects.requireNonNull(filter, "filter");
         return this;
@@ -285,8 +287,9 @@ public final class HomaEndpointBuilder {
     }
 
     /**
-     * Test hook: runs the endpoint on {@code loop} over sockets that {@code sockets} makes (an embedded channel)
-     * with {@code clock} as its time, instead of binding UDP sockets on an event loop of its own or the group's.
+     * Package-private wiring for the embedded-channel tests: runs the endpoint on {@code loop} over sockets that
+     * {@code sockets} makes (an embedded channel) with {@code clock} as its time, instead of binding UDP sockets on
+     * an event loop of its own or the group's.
      */
     HomaEndpointBuilder embedded(EventLoop loop, EngineHost.Sockets sockets, LongSupplier clock) {
         this.embeddedLoop = Objects.requireNonNull(loop, "loop");
@@ -295,7 +298,7 @@ public final class HomaEndpointBuilder {
         return this;
     }
 
-    /** Test hook: the engine to drive instead of {@code HomaEngine}. */
+    /** Package-private wiring for tests: the engine to drive instead of {@code HomaEngine} (a scripted one). */
     HomaEndpointBuilder engineFactory(EngineHost.EngineFactory factory) {
         this.engineFactory = Objects.requireNonNull(factory, "factory");
         return this;

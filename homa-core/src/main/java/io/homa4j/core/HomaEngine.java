@@ -421,6 +421,8 @@ public final class HomaEngine implements Engine {
 
     // ------------------------------------------------------------------------------------------------ introspection
 
+    // The package-private gauges below are for the engine's tests (same package); applications read metrics().
+
     /** An immutable copy of the counters and current gauges. */
     public MetricsSnapshot metrics() {
         return metrics.snapshot(clients.count(), servers.count(), receiver.bufferedBytes(), outbound.outgoingBytes());
@@ -431,47 +433,47 @@ public final class HomaEngine implements Engine {
     }
 
     /** Client RPCs alive (started, not yet completed, failed or aborted). */
-    public int clientRpcCount() {
+    int clientRpcCount() {
         return clients.count();
     }
 
     /** Server RPCs alive (from the first request packet until ACK or expiry). */
-    public int serverRpcCount() {
+    int serverRpcCount() {
         return servers.count();
     }
 
     /** Bytes reserved for partially received messages. */
-    public long bufferedBytes() {
+    long bufferedBytes() {
         return receiver.bufferedBytes();
     }
 
     /** Bytes of requests and responses held for (re)transmission. */
-    public long outgoingBytes() {
+    long outgoingBytes() {
         return outbound.outgoingBytes();
     }
 
     /** Granted-but-not-received bytes over all incoming messages. */
-    public long incomingOutstandingBytes() {
+    long incomingOutstandingBytes() {
         return grants.outstandingBytes();
     }
 
     /** Received packets that were processed (not dropped); with the drop counters this accounts for every packet. */
-    public long packetsHandled() {
+    long packetsHandled() {
         return intake.packetsHandled();
     }
 
     /** Estimated own transmit queue, in nanoseconds of link time. */
-    public long pacerQueueNanos(long nowNanos) {
+    long pacerQueueNanos(long nowNanos) {
         return transmitter.pacer().queuedNanos(nowNanos);
     }
 
     /** Largest estimated own transmit queue seen right after a send, in nanoseconds of link time. */
-    public long pacerMaxQueueSeenNanos() {
+    long pacerMaxQueueSeenNanos() {
         return transmitter.pacer().maxQueueSeenNanos();
     }
 
     /** Whether {@link #close} was called. */
-    public boolean isClosed() {
+    boolean isClosed() {
         return closed;
     }
 }

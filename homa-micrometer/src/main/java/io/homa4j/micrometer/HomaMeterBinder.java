@@ -205,7 +205,7 @@ public final class HomaMeterBinder implements MeterBinder, RpcObserver, AutoClos
         private Builder() {
         }
 
-        /** Test hook: the clock that times the per-peer windows. */
+        /** Package-private wiring (the tests' virtual clock): the clock that times the per-peer windows. */
         Builder clock(LongSupplier clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;

@@ -1,5 +1,6 @@
 package io.homa4j.faults;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 
 import java.net.InetSocketAddress;
@@ -18,6 +19,7 @@ import java.net.InetSocketAddress;
  * <p>Threading: called on the endpoint's event loop only, so one instance must not serve several endpoints
  * unless it is stateless.
  */
+@Unstable("fault injection for tests")
 public interface DatagramFilter {
 
     /** Passes everything, unaltered and at once. */

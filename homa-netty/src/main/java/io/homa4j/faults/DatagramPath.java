@@ -1,5 +1,6 @@
 package io.homa4j.faults;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -11,6 +12,7 @@ import java.net.InetSocketAddress;
  *
  * <p>Threading: event loop only.
  */
+@Unstable("fault injection for tests")
 public interface DatagramPath {
 
     /** Passes {@code packet} on now. {@code address} is the peer (outbound) or sender (inbound). */

@@ -1,5 +1,7 @@
 package io.homa4j.faults;
 
+import io.homa4j.core.Unstable;
+
 /**
  * What a {@link FaultInjector} did to one direction's datagrams so far.
  *
@@ -9,5 +11,6 @@ package io.homa4j.faults;
  * @param duplicated followed by a copy
  * @param delayed    datagrams held back (copies included)
  */
+@Unstable("fault injection for tests")
 public record FaultCounts(long seen, long dropped, long corrupted, long duplicated, long delayed) {
 }

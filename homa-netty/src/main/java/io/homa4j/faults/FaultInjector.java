@@ -1,5 +1,6 @@
 package io.homa4j.faults;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 
 import java.net.InetSocketAddress;
@@ -17,6 +18,7 @@ import java.util.SplittableRandom;
  * <p>Threading: the filter methods run on one endpoint's event loop (one injector per endpoint); the counts may
  * be read from any thread.
  */
+@Unstable("fault injection for tests")
 public final class FaultInjector implements DatagramFilter {
     private final Direction outbound;
     private final Direction inbound;

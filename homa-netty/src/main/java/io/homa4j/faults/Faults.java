@@ -1,5 +1,7 @@
 package io.homa4j.faults;
 
+import io.homa4j.core.Unstable;
+
 /**
  * What a {@link FaultInjector} does to the datagrams of one direction, each fault an independent probability per
  * datagram. Immutable.
@@ -13,6 +15,7 @@ package io.homa4j.faults;
  * @param delay         the datagram (and each copy independently) is held back, so later ones overtake it
  * @param maxDelayNanos a held datagram waits a uniform random time in {@code [1, maxDelayNanos]}
  */
+@Unstable("fault injection for tests")
 public record Faults(double drop, double corrupt, double duplicate, double delay, long maxDelayNanos) {
 
     /** No faults. */

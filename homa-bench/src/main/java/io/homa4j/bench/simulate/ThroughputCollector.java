@@ -14,8 +14,9 @@ import java.util.List;
  * Runs {@code simulate} under the JVM's parallel (throughput) collector when the user did not choose one.
  *
  * <p>A simulation is one thread allocating packet and event objects as fast as it can, a batch job with no pause
- * target: the throughput collector suits it better than the default G1 (docs/simulation.md). The JVM cannot change its collector once started, so the bench
- * jar's own {@code main} starts a child JVM with the same options plus that flag, and waits for it. Tests and
+ * target: the throughput collector suits it better than the default G1 (docs/simulation.md). The JVM cannot
+ * change its collector once started, so the bench jar's own {@code main} starts a child JVM with the same options
+ * plus that flag, and waits for it. Tests and
  * applications that call the command in-process, a JVM already on the parallel collector, a command line that
  * names a collector, and {@code --in-process} all stay in this JVM.
  *

@@ -2,6 +2,9 @@
  * A deterministic, virtual-time network that runs real {@link io.homa4j.core.HomaEngine}s, in the main jar like
  * Netty's {@code EmbeddedChannel}: tests, what-if studies and the datacenter-scale simulation all use it.
  *
+ * <p>{@link io.homa4j.core.Unstable}: a tool for tests and studies, not application API; it may change in any
+ * release.
+ *
  * <ul>
  *   <li>{@link io.homa4j.core.sim.SimulatedNetwork}: hosts, links, one switch with 8 strict-priority queues per
  *       egress port and finite buffers, random loss/duplication/reordering from one seed, the event loop; with ideal links
@@ -15,7 +18,10 @@
  * </ul>
  *
  * <p>Everything here is single-threaded: one thread builds, runs and inspects a network. See
- * {@code docs/simulation.md} for the model and its measured figures.
+ * {@code docs/simulation.md} for the model.
  */
+@Unstable("simulator for tests and studies")
 package io.homa4j.core.sim;
+
+import io.homa4j.core.Unstable;
 

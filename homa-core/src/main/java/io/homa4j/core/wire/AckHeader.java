@@ -1,5 +1,6 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -22,6 +23,7 @@ import io.netty.buffer.ByteBuf;
  *
  * The packet is exactly 16 + 8 x count bytes long.
  */
+@Unstable("packet flyweights for tests and tools")
 public final class AckHeader extends CommonHeader {
     public static final int COUNT_OFFSET = 12;
     public static final int IDS_OFFSET = 16;

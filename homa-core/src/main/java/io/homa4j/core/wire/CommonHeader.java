@@ -1,5 +1,6 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -20,6 +21,7 @@ import io.netty.buffer.ByteBuf;
  * <p>The RPC id is the sender's: a client puts its (even) id, a server puts the client's id xor 1 (odd). The
  * receiver flips the low bit to find its own id for the RPC. Not thread-safe; reusable with {@link #wrap}.
  */
+@Unstable("packet flyweights for tests and tools")
 public class CommonHeader {
     /** "HM": lets stray UDP traffic be told apart from Homa packets and dropped. */
     public static final int MAGIC = 0x484D;

@@ -1,5 +1,6 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -24,6 +25,7 @@ import io.netty.buffer.ByteBuf;
  * +-------------------------------+-------------------------------+
  * </pre>
  */
+@Unstable("packet flyweights for tests and tools")
 public final class CutoffsHeader extends CommonHeader {
     public static final int LEVELS = 8;
     public static final int CUTOFFS_OFFSET = 12;

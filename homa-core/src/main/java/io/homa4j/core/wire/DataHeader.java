@@ -1,5 +1,7 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
+
 /**
  * Flyweight over a DATA packet: one contiguous slice of a request or response, followed by its payload.
  *
@@ -33,6 +35,7 @@ package io.homa4j.core.wire;
  * from it which levels of its switch port had drained (see {@code DownlinkDrain}). The packet is exactly 40 +
  * segment length bytes long; anything else is malformed.
  */
+@Unstable("packet flyweights for tests and tools")
 public final class DataHeader extends CommonHeader {
     public static final int MESSAGE_LENGTH_OFFSET = 12;
     public static final int OFFSET_OFFSET = 16;

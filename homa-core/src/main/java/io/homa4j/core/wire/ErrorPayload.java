@@ -1,5 +1,6 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
 import io.homa4j.core.ErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
  * Codes: 1 HANDLER_ERROR, 2 MESSAGE_TOO_LARGE, 3 RESOURCE_EXHAUSTED, 4 DEADLINE_EXCEEDED (the server's handler
  * timeout); anything else reads as PROTOCOL_ERROR.
  */
+@Unstable("packet flyweights for tests and tools")
 public final class ErrorPayload {
     /** Descriptions are cut to this many bytes so an error response stays small. */
     public static final int MAX_DESCRIPTION_BYTES = 4096;

@@ -1,5 +1,6 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
 import io.homa4j.core.metrics.DropReason;
 import io.netty.buffer.ByteBuf;
 
@@ -15,6 +16,7 @@ import io.netty.buffer.ByteBuf;
  * of the counters, so no class depends on itself through them, and a wire-local verdict type would need a second
  * list of the same reasons and a mapping between them.
  */
+@Unstable("packet flyweights for tests and tools")
 public final class PacketDecoder {
     /** Longest fixed header of any type: the most bytes {@link #check} reads. */
     public static final int MAX_FIXED_HEADER = CutoffsHeader.LENGTH;

@@ -1,5 +1,6 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -8,6 +9,7 @@ import io.netty.buffer.Unpooled;
  * Builds encoded packets. Each method allocates exactly the packet's length from the allocator and returns a
  * buffer whose readable bytes are the packet; the caller owns it. Not thread-safe (reuses its flyweights).
  */
+@Unstable("packet flyweights for tests and tools")
 public final class PacketEncoder {
     private final ByteBufAllocator allocator;
     /**

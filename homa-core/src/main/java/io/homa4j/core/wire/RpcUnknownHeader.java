@@ -1,5 +1,6 @@
 package io.homa4j.core.wire;
 
+import io.homa4j.core.Unstable;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -19,6 +20,7 @@ import io.netty.buffer.ByteBuf;
  * +---------------------------------------------------------------+
  * </pre>
  */
+@Unstable("packet flyweights for tests and tools")
 public final class RpcUnknownHeader extends CommonHeader {
     public static final int AGE_OFFSET = 12;
     public static final int LENGTH = 20;

@@ -29,7 +29,7 @@ import io.netty.buffer.CompositeByteBuf;
  *
  * <p>Threading: the thread that drives the engine (the event loop), as every engine allocation.
  */
-public final class PacketArena implements ByteBufAllocator {
+final class PacketArena implements ByteBufAllocator {
     /** Block size: several full GSO sends (64 KB each), fewer than a grant window's worth of allocations. */
     static final int BLOCK_BYTES = 256 * 1024;
 
