@@ -7,7 +7,7 @@ import java.util.Arrays;
  * range reports how many bytes were new, which is how duplicates and overlaps are detected. Bounded: at most
  * {@code maxRanges} intervals are kept (a message with more holes is rejected by the caller). Not thread-safe.
  */
-public final class ReceivedRanges {
+final class ReceivedRanges {
     private int[] starts = new int[4];
     private int[] ends = new int[4];
     private int count;

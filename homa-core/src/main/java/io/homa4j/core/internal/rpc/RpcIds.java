@@ -5,7 +5,7 @@ package io.homa4j.core.internal.rpc;
  * of the same RPC uses {@code id ^ 1} in the packets it sends, so the low bit of a received id tells which side
  * sent it: even = from a client, odd = from a server.
  */
-public final class RpcIds {
+final class RpcIds {
     private static final long MASK_61_BITS = (1L << 61) - 1;
     private long next;
 

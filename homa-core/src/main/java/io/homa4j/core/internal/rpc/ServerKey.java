@@ -9,7 +9,7 @@ import java.net.InetSocketAddress;
  * re-aimed with {@link #aim} before each map lookup and never stored, so finding an RPC allocates nothing (a new
  * key per lookup was an allocation per DATA packet whenever packets of several messages interleave).
  */
-public final class ServerKey {
+final class ServerKey {
     private InetSocketAddress client;
     private long clientId;
 
