@@ -70,6 +70,15 @@ public final class Cli {
         return command;
     }
 
+    /** Parses a whole command line, command name first, ranges checked, without running it (for tests of docs). */
+    static ParseResult parseCommandLine(String... argv) {
+        ParseResult parsed = commandLine(new Root()).parseArgs(argv);
+        if (parsed.subcommand() != null) {
+            checkBounds(parsed.subcommand());
+        }
+        return parsed;
+    }
+
     /** Every subcommand's picocli model, in help order (for tests of the help). */
     static List<CommandLine> subcommands() {
         return List.copyOf(commandLine(new Root()).getSubcommands().values());

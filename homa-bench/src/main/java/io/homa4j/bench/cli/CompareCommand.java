@@ -25,7 +25,8 @@ import java.util.Locale;
  */
 @Command(name = "compare", sortOptions = false, description = {"Homa vs TCP in repeats: the README's main job.",
         "In the emulated rack when this process can build it (root, ip, tc), else on loopback. Writes DIR/results.csv,"
-                + " DIR/rtt.svg, DIR/runs.csv and DIR/" + CompareReport.RESULTS_FILE + " and prints the table."})
+                + " DIR/rtt.svg, DIR/runs.csv and DIR/" + CompareReport.RESULTS_FILE + " and prints the table. Repeat r"
+                + " uses seed S+r-1."})
 final class CompareCommand implements BenchCommand {
     /**
      * The rack's link rate: as high as the data path allows while the rack's machine stays below about 70% busy

@@ -11,7 +11,7 @@ public final class EndpointOptions {
     static final int DEFAULT_LINK_MBPS = 10_000;
     /**
      * Unloaded RTT Homa sizes its windows for: about the P50 of a 100 B Homa call over loopback between two JVMs
-     * (docs/api.md); much less starves the engine's incoming window (8 x link x RTT) at loopback's rates.
+     * (docs/user-guide.md); much less starves the engine's incoming window (8 x link x RTT) at loopback's rates.
      */
     static final int DEFAULT_RTT_US = 100;
 

@@ -14,7 +14,7 @@ import java.util.List;
  * Runs {@code simulate} in a child JVM ({@link ChildJvm}) tuned for a simulation, when the user did not choose
  * those settings: the same options plus the ones below, then {@code --in-process}. Tests and applications that
  * call the command in-process, a JVM already on the parallel collector, a command line that names a collector, and
- * {@code --in-process} all stay in this JVM. docs/simulation.md has the measurements behind each setting.
+ * {@code --in-process} all stay in this JVM.
  *
  * <ul>
  *   <li>The parallel (throughput) collector: a simulation is one thread allocating packet and event objects as fast
