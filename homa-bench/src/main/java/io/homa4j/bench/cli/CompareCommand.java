@@ -179,7 +179,7 @@ final class CompareCommand implements BenchCommand {
 
     @Bounds(min = 1, max = 1_000_000)
     @Option(names = "--rtt-us", paramLabel = "N", description = "Homa's unloaded round trip, microseconds (default:"
-            + " the rack measures it; loopback " + EndpointOptions.DEFAULT_RTT_US + ")")
+            + " the rack measures it; loopback " + RttOption.DEFAULT_RTT_US + ")")
     Integer rttUs;
 
     @ArgGroup(exclusive = true)
@@ -238,7 +238,7 @@ final class CompareCommand implements BenchCommand {
         double load = this.load != null ? this.load : rack ? RACK_LOAD : LOOPBACK_LOAD;
         int linkMbps = this.linkMbps != null ? this.linkMbps : rack ? RACK_LINK_MBPS : LOOPBACK_LINK_MBPS;
         double warmup = this.warmup != null ? this.warmup : rack ? RACK_WARMUP_SECONDS : LOOPBACK_WARMUP_SECONDS;
-        Integer rtt = rttUs != null || rack ? rttUs : Integer.valueOf(EndpointOptions.DEFAULT_RTT_US);
+        Integer rtt = rttUs != null || rack ? rttUs : Integer.valueOf(RttOption.DEFAULT_RTT_US);
         ComparePlan draft = new ComparePlan(protocols, cut, maxMessage, load, linkMbps, 0, warmup, seed.seed(),
                 maxOutstanding, tcpConnections, rtt, repeats, out, rackSetup, loopbackSetup);
         double duration = this.duration != null ? this.duration : autoDuration(cut, draft.requestMbps(), repeats);

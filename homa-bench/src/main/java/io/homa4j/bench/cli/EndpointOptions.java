@@ -2,6 +2,7 @@ package io.homa4j.bench.cli;
 
 import io.homa4j.bench.transport.Protocol;
 import io.homa4j.bench.transport.TransportOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.InetAddress;
@@ -9,12 +10,6 @@ import java.net.InetAddress;
 /** The transport and how Homa is tuned for the path: what {@code server}, {@code client} and {@code node} share. */
 public final class EndpointOptions {
     static final int DEFAULT_LINK_MBPS = 10_000;
-    /**
-     * Unloaded RTT Homa sizes its windows for: about the P50 of a 100 B Homa call over loopback between two JVMs
-     * (docs/user-guide.md); much less starves the engine's incoming window (8 x link x RTT) at loopback's rates.
-     */
-    static final int DEFAULT_RTT_US = 100;
-
     @Option(names = "--protocol", required = true, paramLabel = "PROTOCOL",
             description = "the transport: ${COMPLETION-CANDIDATES}")
     Protocol protocol;
@@ -33,10 +28,8 @@ public final class EndpointOptions {
             + " shaper (default 0)")
     int linkFramingBytes;
 
-    @Bounds(min = 1, max = 1_000_000)
-    @Option(names = "--rtt-us", paramLabel = "N",
-            description = "Homa's unloaded round trip, microseconds (default " + DEFAULT_RTT_US + ")")
-    int rttUs = DEFAULT_RTT_US;
+    @Mixin
+    RttOption rtt;
 
     @Bounds(min = 1, max = 1_024)
     @Option(names = "--tcp-connections", paramLabel = "N", description = "TCP connections a client opens to each"
@@ -48,6 +41,6 @@ public final class EndpointOptions {
     }
 
     TransportOptions transport(int port, int maxMessage) {
-        return new TransportOptions(bind, port, linkMbps, rttUs, maxMessage, tcpConnections, linkFramingBytes);
+        return new TransportOptions(bind, port, linkMbps, rtt.rttUs, maxMessage, tcpConnections, linkFramingBytes);
     }
 }

@@ -74,10 +74,8 @@ final class FaultsCommand implements BenchCommand {
             + " stops; its open calls count as hung (default 30)")
     int hangSeconds = 30;
 
-    @Bounds(min = 1, max = 1_000_000)
-    @Option(names = "--rtt-us", paramLabel = "N", description = "Homa's unloaded round trip, microseconds (default"
-            + " 100)")
-    int rttUs = 100;
+    @Mixin
+    RttOption rtt;
 
     @Option(names = "--verbose", arity = "1", paramLabel = "true|false",
             description = "print the engines' counters for every level (default false)")
@@ -90,7 +88,7 @@ final class FaultsCommand implements BenchCommand {
     public int run(PrintStream out, PrintStream err) throws Exception {
         Workload workload = this.workload.truncatedAt(maxMessage);
         long maxDelayNanos = maxDelayUs * 1_000;
-        HomaConfig config = HomaConfig.builder().rttMicros(rttUs).maxMessageBytes(maxMessage).build();
+        HomaConfig config = HomaConfig.builder().rttMicros(rtt.rttUs).maxMessageBytes(maxMessage).build();
         FaultPlan.Handler handler = this.handler.handler;
         long seed = this.seed.seed();
         Faults others = new Faults(0, corrupt, duplicate, delay, delay > 0 ? maxDelayNanos : 0);

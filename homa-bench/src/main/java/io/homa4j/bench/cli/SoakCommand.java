@@ -54,10 +54,8 @@ final class SoakCommand implements BenchCommand {
     @Option(names = "--drain-seconds", paramLabel = "S", description = "seconds the last calls may take (default 30)")
     double drainSeconds = 30;
 
-    @Bounds(min = 1, max = 1_000_000)
-    @Option(names = "--rtt-us", paramLabel = "N", description = "Homa's unloaded round trip, microseconds (default "
-            + EndpointOptions.DEFAULT_RTT_US + ")")
-    int rttUs = EndpointOptions.DEFAULT_RTT_US;
+    @Mixin
+    RttOption rtt;
 
     @Mixin
     HandlerOption handler;
@@ -75,7 +73,7 @@ final class SoakCommand implements BenchCommand {
     /** The soak these options describe. */
     SoakPlan plan() {
         return new SoakPlan(minutes * 60, loss, concurrency, workload.truncatedAt(maxMessage), seed.seed(),
-                progressSeconds, drainSeconds, rttUs, handler.handler, attackRate, attackPorts);
+                progressSeconds, drainSeconds, rtt.rttUs, handler.handler, attackRate, attackPorts);
     }
 
     @Override

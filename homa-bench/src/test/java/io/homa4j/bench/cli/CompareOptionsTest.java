@@ -45,7 +45,7 @@ class CompareOptionsTest {
         assertEquals(CompareCommand.RACK_WARMUP_SECONDS, rack.warmupSeconds());
         assertEquals(CompareCommand.LOOPBACK_WARMUP_SECONDS, loopback.warmupSeconds());
         assertNull(rack.rttUs(), "the rack measures its round trip");
-        assertEquals(EndpointOptions.DEFAULT_RTT_US, loopback.rttUs());
+        assertEquals(RttOption.DEFAULT_RTT_US, loopback.rttUs());
         assertEquals(CompareCommand.RACK_HOSTS, rack.rack().hosts());
         assertTrue(rack.rack().prefix().startsWith("homa-cmp-"), rack.rack().prefix());
         assertEquals(CompareCommand.autoDuration(Workloads.W4.truncatedAt(1_000_000), rack.requestMbps(), 3),
