@@ -39,6 +39,7 @@ public final class HomaEndpointBuilder {
     private TransportType transport = TransportType.AUTO;
     private EventLoopGroup group;
     private boolean busyPoll;
+    private long idleSpinNanos = Math.max(0, Math.min(Long.getLong("homa4j.idleSpinMicros", 0), 1_000_000)) * 1000;
     private RpcObserver observer;
     private DatagramFilter packetFilter = DatagramFilter.NONE;
     private int socketBufferBytes = 4 << 20;
@@ -136,6 +137,25 @@ public final class HomaEndpointBuilder {
      */
     public HomaEndpointBuilder busyPoll(boolean enabled) {
         this.busyPoll = enabled;
+        return this;
+    }
+
+    /**
+     * How long the endpoint's own event loop polls its sockets before it sleeps while a call waits for its
+     * response (ignored with {@link #eventLoopGroup} or {@link #busyPoll}): a response that comes within that time
+     * is handled without a thread wake-up. A loop with no call waiting sleeps at once, so an idle endpoint costs no
+     * CPU; each call costs up to this much on its loop. {@link Duration#ZERO} (the default, unless the system
+     * property {@code homa4j.idleSpinMicros} gives another) turns it off.
+     *
+     * @param spin at least zero, at most one second
+     * @return this builder
+     */
+    public HomaEndpointBuilder idleSpin(Duration spin) {
+        Objects.requireNonNull(spin, "spin");
+        if (spin.isNegative() || spin.compareTo(Duration.ofSeconds(1)) > 0) {
+            throw new IllegalArgumentException("idleSpin must be 0..1 s: " + spin);
+        }
+        this.idleSpinNanos = spin.toNanos();
         return this;
     }
 
@@ -337,7 +357,7 @@ public final class HomaEndpointBuilder {
                 throw unavailable(e);
             }
             own = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa4j-endpoint", true),
-                    UdpTransport.ioHandlerFactory(kind, busyPoll));
+                    UdpTransport.ioHandlerFactory(kind, busyPoll, idleSpinNanos));
             loop = own.next();
         }
         try {

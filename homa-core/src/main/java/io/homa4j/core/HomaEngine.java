@@ -380,6 +380,7 @@ public final class HomaEngine implements Engine {
      * Calling poll earlier or more often is harmless.
      */
     public long nextWakeNanos() {
+        disarmTickWhenIdle();
         return wake(tickClock.nextTickNanos(), transmitter.nextWakeNanos());
     }
 
@@ -390,7 +391,18 @@ public final class HomaEngine implements Engine {
      */
     @Override
     public long wakeByNanos() {
+        disarmTickWhenIdle();
         return wake(tickClock.latestTickNanos(), transmitter.latestWakeNanos());
+    }
+
+    /**
+     * With no RPC left there is no silence to count: the tick stops now rather than at its next firing, so the
+     * host is not woken for a tick with nothing to look at (on a quiet endpoint, one thread wake-up per call).
+     */
+    private void disarmTickWhenIdle() {
+        if (clients.count() == 0 && servers.count() == 0) {
+            tickClock.disarm();
+        }
     }
 
     private long wake(long tickNanos, long pacerNanos) {
@@ -435,6 +447,12 @@ public final class HomaEngine implements Engine {
     /** Client RPCs alive (started, not yet completed, failed or aborted). */
     int clientRpcCount() {
         return clients.count();
+    }
+
+    /** True while a call of this engine waits for (the rest of) its response. */
+    @Override
+    public boolean awaitingPeer() {
+        return clients.count() > 0;
     }
 
     /** Server RPCs alive (from the first request packet until ACK or expiry). */

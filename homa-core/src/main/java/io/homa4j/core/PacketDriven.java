@@ -57,6 +57,15 @@ public interface PacketDriven {
     default void onHostLag(long lagNanos, long nowNanos) {
     }
 
+    /**
+     * Whether a packet from a peer is expected within about a round trip: a call of ours waits for its response.
+     * A driver may then poll its sockets for a moment before it sleeps, since the packet most likely comes
+     * sooner than a sleeping thread wakes up. The default is false (never expected).
+     */
+    default boolean awaitingPeer() {
+        return false;
+    }
+
     /** Closes: releases every buffer held; packets and polls that come later are ignored. */
     void close(long nowNanos);
 }

@@ -15,18 +15,16 @@ import java.util.concurrent.TimeUnit;
  * looked up from the bench's class path, so `java -jar homa-bench/target/homa-bench.jar` in a clone names that
  * clone's HEAD, marked "+changes" when tracked files differ from it) and the machine's load average.
  */
-public final class Provenance {
+final class Provenance {
     private static final DateTimeFormatter MINUTE =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
-    private static final DateTimeFormatter SECOND =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
     private static volatile String commit;
 
     private Provenance() {
     }
 
     /** "c2e0715", "c2e0715+changes", or "unknown" outside a git checkout (or without git). */
-    public static String commit() {
+    static String commit() {
         String c = commit;
         if (c == null) {
             c = lookUpCommit();
@@ -72,17 +70,12 @@ public final class Provenance {
     }
 
     /** "2026-12-03 10:41 UTC". */
-    public static String minute(Instant when) {
+    static String minute(Instant when) {
         return MINUTE.format(when);
     }
 
-    /** "2026-12-03 10:41:07 UTC". */
-    static String second(Instant when) {
-        return SECOND.format(when);
-    }
-
     /** The 1, 5 and 15 minute load averages: benchmarks on a shared machine should say how busy it was. */
-    public static String loadAverage() {
+    static String loadAverage() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
             return f[0] + " " + f[1] + " " + f[2];

@@ -222,6 +222,7 @@ public final class EngineDriver {
             sink.flushNow();
             scheduleWake(probes == null ? engine.wakeByNanos()
                     : Math.min(engine.wakeByNanos(), probes.nextPollNanos()), turnNanos);
+            IdleSpin.spinAfterTurn(engine.awaitingPeer(), endNanos, wakeAtNanos);
         } catch (RuntimeException bug) {
             contained(bug, "engine or sink threw at the end of an event-loop turn");
         }
@@ -234,8 +235,18 @@ public final class EngineDriver {
     }
 
     private void scheduleWake(long at, long now) {
-        if (at == Long.MAX_VALUE || at == wakeAtNanos) {
-            return; // nothing to do, or this wake is armed already
+        if (at == Long.MAX_VALUE) {
+            if (wakeTask != null) {
+                // Nothing is left to watch (the last RPC ended): the wake-up armed for its timer would find nothing
+                // to do, and on a quiet endpoint it is a thread wake-up of its own.
+                wakeTask.cancel(false);
+                wakeTask = null;
+                wakeAtNanos = Long.MAX_VALUE;
+            }
+            return;
+        }
+        if (at == wakeAtNanos) {
+            return; // armed already
         }
         if (at > wakeAtNanos && at - wakeAtNanos < REARM_LATER_NANOS) {
             return; // an earlier wake is armed and will re-arm after polling; moving it costs more than it saves

@@ -148,15 +148,28 @@ public final class UdpTransport {
      * packet, this keeps the engine's pacer and timers on time.
      */
     public static IoHandlerFactory ioHandlerFactory(Kind kind, boolean busyPoll) {
+        return ioHandlerFactory(kind, busyPoll, 0);
+    }
+
+    /**
+     * {@link #ioHandlerFactory(Kind, boolean)}; without {@code busyPoll} and with {@code idleSpinNanos} above 0, a
+     * loop that polls its sockets for up to that long before it sleeps while a call waits for its response
+     * ({@link IdleSpin}).
+     */
+    public static IoHandlerFactory ioHandlerFactory(Kind kind, boolean busyPoll, long idleSpinNanos) {
         if (kind == Kind.EPOLL) {
             EpollWaitTimers.preferTimerFd(); // before EpollIoHandler's class reads it
         }
-        if (!busyPoll) {
+        SelectStrategyFactory strategy;
+        if (busyPoll) {
+            strategy = LoopTurns.countingBusyPoll();
+        } else if (idleSpinNanos > 0) {
+            strategy = IdleSpin.spinBeforeSleep(idleSpinNanos);
+        } else {
             return kind == Kind.EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         }
-        SelectStrategyFactory pollWithoutWaiting = LoopTurns.countingBusyPoll();
-        return kind == Kind.EPOLL ? EpollIoHandler.newFactory(0, pollWithoutWaiting)
-                : NioIoHandler.newFactory(SelectorProvider.provider(), pollWithoutWaiting);
+        return kind == Kind.EPOLL ? EpollIoHandler.newFactory(0, strategy)
+                : NioIoHandler.newFactory(SelectorProvider.provider(), strategy);
     }
 
     /**

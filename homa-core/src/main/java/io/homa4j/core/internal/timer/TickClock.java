@@ -34,6 +34,11 @@ public final class TickClock {
         }
     }
 
+    /** Stops the ticks (nothing to watch); the next {@link #arm} starts them afresh. */
+    public void disarm() {
+        nextTickNanos = Long.MAX_VALUE;
+    }
+
     /** Whether a tick is due at {@code nowNanos}. */
     public boolean due(long nowNanos) {
         return nowNanos >= nextTickNanos;

@@ -1,0 +1,57 @@
+package io.homa4j.core;
+
+import io.homa4j.core.wire.PacketType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What an engine leaves behind between calls on a quiet host: no timer once no RPC is left. Virtual time. */
+class QuietEngineTest {
+    private static final long MS = 1_000_000;
+    private final TestNet net = new TestNet();
+    private final HomaConfig config = HomaConfig.defaults();
+    private final TestNet.Node client = net.node("client", config);
+    private final TestNet.Node server = net.node("server", config);
+
+    @AfterEach
+    void close() {
+        net.close();
+    }
+
+    @Test
+    void theTickStopsAsSoonAsTheLastRpcIsFreed() {
+        long id = client.call(server, 100, 1);
+        assertTrue(client.engine.awaitingPeer(), "the call waits for its response");
+        assertTrue(client.engine.nextWakeNanos() < Long.MAX_VALUE, "a call in flight is watched by the tick");
+        net.runUntil(() -> client.done(id), 10 * MS);
+
+        assertFalse(client.engine.awaitingPeer());
+        assertEquals(0, client.engine.clientRpcCount());
+        assertEquals(Long.MAX_VALUE, client.engine.nextWakeNanos(), "no RPC left: no tick to wake for");
+        assertEquals(Long.MAX_VALUE, client.engine.wakeByNanos());
+        assertEquals(1, server.engine.serverRpcCount(), "the server keeps the response until acknowledged");
+        assertTrue(server.engine.nextWakeNanos() < Long.MAX_VALUE);
+
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+        assertEquals(Long.MAX_VALUE, server.engine.nextWakeNanos(), "freed by the ack: the server's tick stops too");
+        assertEquals(Long.MAX_VALUE, server.engine.wakeByNanos());
+    }
+
+    @Test
+    void aCallAfterAnIdleGapCountsItsSilenceFromItsOwnStart() {
+        long first = client.call(server, 100, 1);
+        net.runUntil(() -> client.done(first), 10 * MS);
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+        net.runFor(50 * MS); // the idle gap
+
+        long startedAt = net.now();
+        server.handler = (h, c, req) -> null; // the server holds this one: the client's timer must run
+        client.call(server, 100, 2);
+        long firstTick = client.engine.nextWakeNanos();
+        assertEquals(startedAt + config.tickNanos(), firstTick, "a fresh tick grid, not one left from before the gap");
+        assertEquals(0, net.sent(PacketType.RESEND).size());
+    }
+}
