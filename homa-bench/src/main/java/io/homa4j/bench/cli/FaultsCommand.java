@@ -8,12 +8,14 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.faults.FaultCounts;
 import io.homa4j.faults.Faults;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * {@code faults}: for each loss level, a run of echo calls over loopback UDP through a {@link
@@ -21,62 +23,74 @@ import java.util.Set;
  * by error code, unfinished (a hang), and the duration; the engines' counters with {@code --verbose true} or after a
  * hang. Fails (exit 1) when any call hung or failed untyped.
  */
-final class FaultsCommand implements Command {
-    @Override
-    public String name() {
-        return "faults";
-    }
+@Command(name = "faults", sortOptions = false, description = "Echo calls over loopback UDP with injected faults;"
+        + " counts how each call ended per loss level.")
+final class FaultsCommand implements BenchCommand {
+    @Mixin
+    HelpOption help;
+
+    @Bounds(min = 0, max = 1, maxExclusive = true)
+    @Option(names = "--loss", split = ",", paramLabel = "P",
+            description = "loss levels, one run each, each in [0, 1) (default 0.01,0.1,0.3)")
+    List<Double> losses = List.of(0.01, 0.1, 0.3);
+
+    @Bounds(min = 1, max = 10_000_000)
+    @Option(names = "--calls", paramLabel = "N", description = "calls per level (default 10000)")
+    int calls = 10_000;
+
+    @Mixin
+    WorkloadOption workload;
+
+    @Bounds(min = 1, max = 64 << 20)
+    @Option(names = "--max-message", paramLabel = "B",
+            description = "longest message; the workload is cut there (default 4000000)")
+    int maxMessage = 4_000_000;
+
+    @Bounds(min = 1, max = 10_000)
+    @Option(names = "--max-outstanding", paramLabel = "N", description = "calls in flight (default 16)")
+    int maxOutstanding = 16;
+
+    @Bounds(min = 0, max = 1, maxExclusive = true)
+    @Option(names = "--duplicate", paramLabel = "P", description = "probability a datagram is duplicated (default 0)")
+    double duplicate;
+
+    @Bounds(min = 0, max = 1, maxExclusive = true)
+    @Option(names = "--delay", paramLabel = "P", description = "probability a datagram is delayed (default 0)")
+    double delay;
+
+    @Bounds(min = 1, max = 10_000_000)
+    @Option(names = "--max-delay-us", paramLabel = "N", description = "longest delay, microseconds (default 500)")
+    long maxDelayUs = 500;
+
+    @Bounds(min = 0, max = 1, maxExclusive = true)
+    @Option(names = "--corrupt", paramLabel = "P", description = "probability a datagram is corrupted (default 0)")
+    double corrupt;
+
+    @Mixin
+    SeedOption seed;
+
+    @Bounds(min = 1, max = 3_600)
+    @Option(names = "--hang-seconds", paramLabel = "S", description = "a level in which no call ends for this long"
+            + " stops; its open calls count as hung (default 30)")
+    int hangSeconds = 30;
+
+    @Mixin
+    RttOption rtt;
+
+    @Option(names = "--verbose", arity = "1", paramLabel = "true|false",
+            description = "print the engines' counters for every level (default false)")
+    boolean verbose;
+
+    @Mixin
+    HandlerOption handler;
 
     @Override
-    public String[] description() {
-        return new String[] {"Echo calls over loopback UDP with injected faults; counts how each call ended per loss"
-                + " level."};
-    }
-
-    @Override
-    public List<CliOption> options() {
-        return List.of(
-                CliOption.value("loss", "P,...", "loss levels, one run each, each in [0, 1) (default 0.01,0.1,0.3)"),
-                CliOption.value("calls", "N", "calls per level (default 10000)"),
-                CliOption.workload(),
-                CliOption.maxMessage(4_000_000),
-                CliOption.value("max-outstanding", "N", "calls in flight (default 16)"),
-                CliOption.value("duplicate", "P", "probability a datagram is duplicated (default 0)"),
-                CliOption.value("delay", "P", "probability a datagram is delayed (default 0)"),
-                CliOption.value("max-delay-us", "N", "longest delay, microseconds (default 500)"),
-                CliOption.value("corrupt", "P", "probability a datagram is corrupted (default 0)"),
-                CliOption.seed(),
-                CliOption.value("hang-seconds", "S", "a level in which no call ends for this long stops; its open"
-                        + " calls count as hung (default 30)"),
-                CliOption.rttMicros(100),
-                CliOption.value("verbose", "true|false", "print the engines' counters for every level (default"
-                        + " false)"),
-                CliOption.handler());
-    }
-
-    @Override
-    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
-        List<Double> losses = new ArrayList<>();
-        for (String s : args.list("loss", "0.01,0.1,0.3")) {
-            losses.add(probability("loss", s));
-        }
-        int calls = args.intValue("calls", 10_000, 1, 10_000_000);
-        int maxMessage = args.intValue("max-message", 4_000_000, 1, 64 << 20);
-        Workload workload = ClientCommand.workload(args, maxMessage);
-        int maxOutstanding = args.intValue("max-outstanding", 16, 1, 10_000);
-        double duplicate = probability("duplicate", args.string("duplicate", "0"));
-        double delay = probability("delay", args.string("delay", "0"));
-        long maxDelayNanos = args.longValue("max-delay-us", 500L, 1, 10_000_000) * 1_000;
-        double corrupt = probability("corrupt", args.string("corrupt", "0"));
-        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
-        int hangSeconds = args.intValue("hang-seconds", 30, 1, 3_600);
-        HomaConfig config = HomaConfig.builder().rttMicros(args.intValue("rtt-us", 100, 1, 1_000_000))
-                .maxMessageBytes(maxMessage).build();
-        boolean verbose = Boolean.parseBoolean(args.string("verbose", "false"));
-        FaultPlan.Handler handler = FaultPlan.Handler.fromOption(args.string("handler", "echo"));
-        if (handler == null) {
-            throw new UsageException("faults: --handler is echo, never-reply or released-reply");
-        }
+    public int run(PrintStream out, PrintStream err) throws Exception {
+        Workload workload = this.workload.truncatedAt(maxMessage);
+        long maxDelayNanos = maxDelayUs * 1_000;
+        HomaConfig config = HomaConfig.builder().rttMicros(rtt.rttUs).maxMessageBytes(maxMessage).build();
+        FaultPlan.Handler handler = this.handler.handler;
+        long seed = this.seed.seed();
         Faults others = new Faults(0, corrupt, duplicate, delay, delay > 0 ? maxDelayNanos : 0);
 
         out.println(String.format(Locale.ROOT, "faults: %d calls per level, %s truncated at %d B, %d outstanding,"
@@ -122,18 +136,5 @@ final class FaultsCommand implements Command {
     private static String counts(FaultCounts c) {
         return String.format(Locale.ROOT, "%d seen, %d dropped, %d corrupted, %d duplicated, %d delayed", c.seen(),
                 c.dropped(), c.corrupted(), c.duplicated(), c.delayed());
-    }
-
-
-    private static double probability(String name, String value) throws UsageException {
-        try {
-            double p = Double.parseDouble(value.trim());
-            if (!(p >= 0 && p < 1)) {
-                throw new UsageException("faults: --" + name + " must be in [0, 1): " + value);
-            }
-            return p;
-        } catch (NumberFormatException e) {
-            throw new UsageException("faults: --" + name + " must be a number: " + value);
-        }
     }
 }

@@ -8,47 +8,104 @@ import io.homa4j.bench.soak.MemoryGauges;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.metrics.DropReason;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * {@code hostile}: an echo server attacked by a hostile peer over loopback while a real client calls it (see
  * {@link HostileRun}); prints the real calls' outcomes, drops by reason, the server's state high-water marks and
  * the JVM's memory. Exits 0 when every real call ended (none lost or wrong) and the caps held.
  */
-final class HostileCommand implements Command {
-    @Override
-    public String name() {
-        return "hostile";
+@Command(name = "hostile", sortOptions = false,
+        description = "A spoofing and flooding peer against an echo server that a real client calls.")
+final class HostileCommand implements BenchCommand {
+    /** Which hostile packets the peer sends. */
+    enum Attack {
+        /** Every kind of hostile packet. */
+        MIXED(HostilePeer.Attack.MIXED),
+        /** Only first packets declaring --max-message. */
+        MEMORY(List.of(HostilePeer.Attack.HUGE_FIRST_PACKET)),
+        /** Only 69-byte first packets. */
+        REFLECT(List.of(HostilePeer.Attack.TINY_FIRST_PACKET));
+
+        final List<HostilePeer.Attack> packets;
+
+        Attack(List<HostilePeer.Attack> packets) {
+            this.packets = packets;
+        }
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    @Mixin
+    HelpOption help;
+
+    @Bounds(min = 0, minExclusive = true, max = 86_400)
+    @Option(names = "--seconds", paramLabel = "S", description = "how long (default 10)")
+    double seconds = 10;
+
+    @Bounds(min = 1, max = 10_000_000)
+    @Option(names = "--rate", paramLabel = "N", description = "hostile datagrams per second (default 20000)")
+    int rate = 20_000;
+
+    @Bounds(min = 1, max = 10_000)
+    @Option(names = "--ports", paramLabel = "N", description = "source ports the hostile peer spreads over (default"
+            + " 256)")
+    int ports = 256;
+
+    @Bounds(min = 1, max = 10_000_000)
+    @Option(names = "--max-server-rpcs", paramLabel = "N", description = "the server's cap (default HomaConfig's)")
+    Integer maxServerRpcs;
+
+    @Bounds(min = 1)
+    @Option(names = "--max-buffered-total", paramLabel = "B", description = "the server's cap (default HomaConfig's)")
+    Long maxBufferedTotal;
+
+    @Bounds(min = 1)
+    @Option(names = "--max-buffered-per-peer", paramLabel = "B",
+            description = "the server's cap (default HomaConfig's)")
+    Long maxBufferedPerPeer;
+
+    @Bounds(min = 1, max = 1 << 30)
+    @Option(names = "--max-message", paramLabel = "B", description = "the server's longest message (default "
+            + ClientOptions.DEFAULT_MAX_MESSAGE + ")")
+    int maxMessage = ClientOptions.DEFAULT_MAX_MESSAGE;
+
+    @Bounds(min = 1, max = 1 << 30)
+    @Option(names = "--flood-bytes", paramLabel = "B", description = "bytes of each flooding message (default 60000)")
+    int floodBytes = 60_000;
+
+    @Mixin
+    SeedOption seed;
+
+    @Option(names = "--attack", paramLabel = "KIND", description = "${COMPLETION-CANDIDATES}; memory: only first"
+            + " packets declaring --max-message; reflect: only 69-byte first packets (default mixed)")
+    Attack attack = Attack.MIXED;
+
+    /** The run these options describe. */
+    HostilePlan plan() {
+        HomaConfig defaults = HomaConfig.defaults();
+        HomaConfig server = HomaConfig.builder().maxMessageBytes(maxMessage)
+                .maxServerRpcs(maxServerRpcs != null ? maxServerRpcs : defaults.maxServerRpcs())
+                .maxBufferedBytesTotal(maxBufferedTotal != null ? maxBufferedTotal : defaults.maxBufferedBytesTotal())
+                .maxBufferedBytesPerPeer(maxBufferedPerPeer != null ? maxBufferedPerPeer
+                        : defaults.maxBufferedBytesPerPeer())
+                .build();
+        return new HostilePlan(seconds, rate, ports, server, maxMessage, floodBytes, 2, 20_000, seed.seed(),
+                attack.packets);
     }
 
     @Override
-    public String[] description() {
-        return new String[] {"A spoofing and flooding peer against an echo server that a real client calls."};
-    }
-
-    @Override
-    public List<CliOption> options() {
-        return List.of(
-                CliOption.value("seconds", "S", "how long (default 10)"),
-                CliOption.value("rate", "N", "hostile datagrams per second (default 20000)"),
-                CliOption.value("ports", "N", "source ports the hostile peer spreads over (default 256)"),
-                CliOption.value("max-server-rpcs", "N", "the server's cap (default HomaConfig's)"),
-                CliOption.value("max-buffered-total", "B", "the server's cap (default HomaConfig's)"),
-                CliOption.value("max-buffered-per-peer", "B", "the server's cap (default HomaConfig's)"),
-                CliOption.value("max-message", "B", "the server's longest message (default "
-                        + ClientCommand.DEFAULT_MAX_MESSAGE + ")"),
-                CliOption.value("flood-bytes", "B", "bytes of each flooding message (default 60000)"),
-                CliOption.seed(),
-                CliOption.value("attack", "mixed|memory|reflect", "memory: only first packets declaring"
-                        + " --max-message; reflect: only 69-byte first packets (default mixed)"));
-    }
-
-    @Override
-    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
-        HostilePlan plan = plan(args);
+    public int run(PrintStream out, PrintStream err) throws Exception {
+        HostilePlan plan = plan();
         HomaConfig c = plan.serverConfig();
         err.println(String.format(Locale.ROOT, "hostile: %.0f s at %d datagrams/s from %d ports; server caps:"
                         + " %d server RPCs, %d B buffered in total, %d B per peer, %d B per message",
@@ -88,38 +145,5 @@ final class HostileCommand implements Command {
         boolean ended = r.realLost() == 0 && r.realMismatched() == 0 && r.realUntyped() == 0 && r.realCompleted() > 0;
         out.println("hostile: " + (held && ended ? "PASSED" : "FAILED"));
         return held && ended ? Cli.OK : Cli.FAILED;
-    }
-
-    static HostilePlan plan(Args args) throws UsageException {
-        HomaConfig defaults = HomaConfig.defaults();
-        double seconds = args.doubleValue("seconds", 10.0, 0, 86_400);
-        int rate = args.intValue("rate", 20_000, 1, 10_000_000);
-        int ports = args.intValue("ports", 256, 1, 10_000);
-        int maxMessage = args.intValue("max-message", ClientCommand.DEFAULT_MAX_MESSAGE, 1, 1 << 30);
-        HomaConfig server = HomaConfig.builder().maxMessageBytes(maxMessage)
-                .maxServerRpcs(args.intValue("max-server-rpcs", defaults.maxServerRpcs(), 1, 10_000_000))
-                .maxBufferedBytesTotal(args.longValue("max-buffered-total", defaults.maxBufferedBytesTotal(), 1,
-                        Long.MAX_VALUE))
-                .maxBufferedBytesPerPeer(args.longValue("max-buffered-per-peer", defaults.maxBufferedBytesPerPeer(),
-                        1, Long.MAX_VALUE))
-                .build();
-        int floodBytes = args.intValue("flood-bytes", 60_000, 1, 1 << 30);
-        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
-        String mode = args.string("attack", "mixed");
-        List<HostilePeer.Attack> attacks;
-        switch (mode) {
-            case "mixed":
-                attacks = HostilePeer.Attack.MIXED;
-                break;
-            case "memory":
-                attacks = List.of(HostilePeer.Attack.HUGE_FIRST_PACKET);
-                break;
-            case "reflect":
-                attacks = List.of(HostilePeer.Attack.TINY_FIRST_PACKET);
-                break;
-            default:
-                throw new UsageException("hostile: --attack is mixed, memory or reflect, not " + mode);
-        }
-        return new HostilePlan(seconds, rate, ports, server, maxMessage, floodBytes, 2, 20_000, seed, attacks);
     }
 }

@@ -8,6 +8,10 @@ import io.homa4j.bench.report.ResultsCsv;
 import io.homa4j.bench.report.RttPlot;
 import io.homa4j.bench.report.RunsCsv;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +31,9 @@ import java.util.TreeSet;
  * clients' {@code runs.csv} say whether any run was overloaded (then the table, the plot and the summary say
  * OVERLOADED) and give the default title: workload, offered load, when and from which commit.
  */
-final class MergeCommand implements Command {
+@Command(name = "merge", sortOptions = false, description = "Merges client runs' histograms.csv into"
+        + " DIR/results.csv, DIR/histograms.csv and DIR/rtt.svg.")
+final class MergeCommand implements BenchCommand {
     static final String SVG_FILE = "rtt.svg";
 
     /** What one figure shows: all calls merged, the runs behind them, and each repeat's own results. */
@@ -37,45 +43,37 @@ final class MergeCommand implements Command {
         }
     }
 
-    @Override
-    public String name() {
-        return "merge";
-    }
+    @Mixin
+    HelpOption help;
+
+    @Option(names = "--in", required = true, split = ",", paramLabel = "DIR",
+            converter = Converters.NonEmptyPath.class, description = "the client runs' output directories")
+    List<Path> inputs;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "where the merged results go")
+    Path outDir;
+
+    @Option(names = "--title", paramLabel = "T", description = "the figure's title (default: workload, load, date and"
+            + " commit from the runs' runs.csv, which also tell OVERLOADED)")
+    String title;
 
     @Override
-    public String[] description() {
-        return new String[] {"Merges client runs' histograms.csv into DIR/results.csv, DIR/histograms.csv and"
-                + " DIR/rtt.svg."};
-    }
-
-    @Override
-    public List<CliOption> options() {
-        return List.of(
-                CliOption.required("in", "DIR,...", "the client runs' output directories"),
-                CliOption.required("out", "DIR", "where the merged results go"),
-                CliOption.value("title", "T", "the figure's title (default: workload, load, date and commit from"
-                        + " the runs' runs.csv, which also tell OVERLOADED)"));
-    }
-
-    @Override
-    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
-        List<String> inputs = args.list("in", null);
-        Path outDir = Path.of(args.required("out"));
+    public int run(PrintStream out, PrintStream err) throws Exception {
         ResultSet results = new ResultSet();
         List<RunsCsv.ClientRun> runs = new ArrayList<>();
         int withoutRuns = 0;
-        for (String dir : inputs) {
-            Path file = Path.of(dir).resolve(HistogramsCsv.FILE_NAME);
+        for (Path dir : inputs) {
+            Path file = dir.resolve(HistogramsCsv.FILE_NAME);
             try {
                 results.addAll(HistogramsCsv.read(file));
             } catch (NoSuchFileException e) {
                 throw new IOException("no " + HistogramsCsv.FILE_NAME + " in " + dir);
             }
-            List<RunsCsv.ClientRun> these = RunsCsv.readIfPresent(Path.of(dir));
+            List<RunsCsv.ClientRun> these = RunsCsv.readIfPresent(dir);
             withoutRuns += these.isEmpty() ? 1 : 0;
             runs.addAll(these);
         }
-        String title = args.has("title") ? args.string("title", null) : defaultTitle(runs);
+        String title = this.title != null ? this.title : defaultTitle(runs);
         List<String> notes = new ArrayList<>(failureNotes(runs));
         if (withoutRuns > 0) {
             notes.add(withoutRuns + " of " + inputs.size() + " inputs have no " + RunsCsv.FILE_NAME
@@ -138,9 +136,9 @@ final class MergeCommand implements Command {
 
     /**
      * Writes results.csv, histograms.csv, runs.csv and rtt.svg into {@code outDir} and prints the table; with
-     * {@code notes} under the plot's axis (what the curves leave out).
+     * {@code notes} under the plot's axis (what the curves leave out). Returns the table as printed.
      */
-    static void write(Figure figure, Path outDir, String title, List<String> notes, PrintStream out)
+    static String write(Figure figure, Path outDir, String title, List<String> notes, PrintStream out)
             throws IOException {
         ResultsCsv.write(outDir, figure.merged().rows());
         HistogramsCsv.write(outDir, figure.merged().rows());
@@ -150,7 +148,9 @@ final class MergeCommand implements Command {
         OverloadVerdict verdict = figure.verdict();
         Files.writeString(outDir.resolve(SVG_FILE), RttPlot.render(figure.merged(), title, notes, verdict),
                 StandardCharsets.UTF_8);
-        out.print(ComparisonTable.format(figure.merged(), verdict, figure.repeats()));
+        String table = ComparisonTable.format(figure.merged(), verdict, figure.repeats());
+        out.print(table);
         out.println("wrote " + outDir.resolve(ResultsCsv.FILE_NAME) + " and " + outDir.resolve(SVG_FILE));
+        return table;
     }
 }

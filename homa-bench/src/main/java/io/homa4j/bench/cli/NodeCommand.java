@@ -3,11 +3,13 @@ package io.homa4j.bench.cli;
 import io.homa4j.bench.driver.RunStats;
 import io.homa4j.bench.transport.BenchServer;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,35 +28,30 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * with {@code client}, and the server keeps answering the other hosts until SIGTERM or SIGINT. The exit code is
  * the client's; a signal while the client runs ends the JVM at once with exit code 1.
  */
-final class NodeCommand implements Command {
+@Command(name = "node", sortOptions = false, description = {"One host of an all-to-all run: echo server and"
+        + " client in one JVM (Homa: one endpoint).", "The client starts once F exists; the server answers until"
+        + " SIGTERM/SIGINT."})
+final class NodeCommand implements BenchCommand {
     static final String READY_PREFIX = "homa-bench node: protocol=";
     private static final long START_POLL_MILLIS = 10;
-    private static final List<CliOption> OPTIONS = withClientOptions(
-            CliOption.required("port", "P", "the echo server's UDP or TCP port"),
-            CliOption.value("start-file", "F", "the client starts once this file exists (default: at once)"));
+
+    @Mixin
+    HelpOption help;
+
+    @Bounds(min = 0, max = 65_535)
+    @Option(names = "--port", required = true, paramLabel = "P", description = "the echo server's UDP or TCP port")
+    int port;
+
+    @Option(names = "--start-file", paramLabel = "F",
+            description = "the client starts once this file exists (default: at once)")
+    Path startFile;
+
+    @Mixin
+    ClientOptions client;
 
     @Override
-    public String name() {
-        return "node";
-    }
-
-    @Override
-    public String[] description() {
-        return new String[] {"One host of an all-to-all run: echo server and client in one JVM (Homa: one endpoint).",
-                "The client starts once F exists; the server answers until SIGTERM/SIGINT."};
-    }
-
-    @Override
-    public List<CliOption> options() {
-        return OPTIONS;
-    }
-
-    @Override
-    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
-        ClientCommand.Plan plan = ClientCommand.plan(args);
-        int port = args.intValue("port", null, 0, 65_535);
-        Path startFile = args.has("start-file") ? Path.of(args.string("start-file", null)) : null;
-
+    public int run(PrintStream out, PrintStream err) throws Exception {
+        ClientPlan plan = client.plan();
         CountDownLatch stop = new CountDownLatch(1);
         AtomicBoolean clientRunning = new AtomicBoolean();
         Signals.onTerminate(() -> {
@@ -72,7 +69,7 @@ final class NodeCommand implements Command {
      * Serves on {@code port}, runs the client once {@code startFile} exists, then serves until {@code stop};
      * {@code clientRunning} is true while the client runs. Returns the exit code.
      */
-    static int serveAndRun(ClientCommand.Plan plan, int port, Path startFile, CountDownLatch stop,
+    static int serveAndRun(ClientPlan plan, int port, Path startFile, CountDownLatch stop,
                            AtomicBoolean clientRunning, PrintStream out, PrintStream err) throws Exception {
         RunStats stats = null;
         try (BenchServer server = plan.protocol().startServer(plan.transport().withPort(port))) {
@@ -105,11 +102,5 @@ final class NodeCommand implements Command {
             }
         }
         return stop.getCount() > 0;
-    }
-
-    private static List<CliOption> withClientOptions(CliOption... own) {
-        List<CliOption> all = new ArrayList<>(List.of(own));
-        all.addAll(ClientCommand.OPTIONS);
-        return List.copyOf(all);
     }
 }

@@ -15,16 +15,18 @@ import java.util.concurrent.TimeUnit;
  * looked up from the bench's class path, so `java -jar homa-bench/target/homa-bench.jar` in a clone names that
  * clone's HEAD, marked "+changes" when tracked files differ from it) and the machine's load average.
  */
-final class Provenance {
+public final class Provenance {
     private static final DateTimeFormatter MINUTE =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter SECOND =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
     private static volatile String commit;
 
     private Provenance() {
     }
 
     /** "c2e0715", "c2e0715+changes", or "unknown" outside a git checkout (or without git). */
-    static String commit() {
+    public static String commit() {
         String c = commit;
         if (c == null) {
             c = lookUpCommit();
@@ -70,12 +72,17 @@ final class Provenance {
     }
 
     /** "2026-12-03 10:41 UTC". */
-    static String minute(Instant when) {
+    public static String minute(Instant when) {
         return MINUTE.format(when);
     }
 
+    /** "2026-12-03 10:41:07 UTC". */
+    static String second(Instant when) {
+        return SECOND.format(when);
+    }
+
     /** The 1, 5 and 15 minute load averages: benchmarks on a shared machine should say how busy it was. */
-    static String loadAverage() {
+    public static String loadAverage() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
             return f[0] + " " + f[1] + " " + f[2];

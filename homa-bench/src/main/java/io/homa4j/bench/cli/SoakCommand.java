@@ -1,55 +1,85 @@
 package io.homa4j.bench.cli;
 
-import io.homa4j.bench.faults.FaultPlan;
 import io.homa4j.bench.soak.LeakCounter;
 import io.homa4j.bench.soak.SoakPlan;
 import io.homa4j.bench.soak.SoakResult;
 import io.homa4j.bench.soak.SoakRun;
-import io.homa4j.bench.workload.Workload;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.util.List;
 import java.util.Locale;
 
 /**
  * {@code soak}: mixed-size echo calls over loopback with random loss for a fixed time (see {@link SoakRun}); exits
  * 0 when no call was lost, none came back wrong or untyped, and Netty reported no leak.
  */
-final class SoakCommand implements Command {
-    @Override
-    public String name() {
-        return "soak";
+@Command(name = "soak", sortOptions = false, description = "Echo calls under random loss for a fixed time;"
+        + " progress lines with memory; exit 1 on a lost call or a leak.")
+final class SoakCommand implements BenchCommand {
+    @Mixin
+    HelpOption help;
+
+    @Bounds(min = 0, minExclusive = true, max = 10_080)
+    @Option(names = "--minutes", required = true, paramLabel = "M", description = "how long")
+    double minutes;
+
+    @Bounds(min = 0, max = 0.5)
+    @Option(names = "--loss", paramLabel = "P", description = "probability the client's filter drops a datagram,"
+            + " each way, 0 to 0.5 (default 0.05)")
+    double loss = 0.05;
+
+    @Bounds(min = 1, max = 10_000)
+    @Option(names = "--concurrency", paramLabel = "N", description = "calls in flight (default 4)")
+    int concurrency = 4;
+
+    @Mixin
+    WorkloadOption workload;
+
+    @Bounds(min = 1, max = 64 << 20)
+    @Option(names = "--max-message", paramLabel = "B", description = "longest message; the workload is cut there"
+            + " (default " + ClientOptions.DEFAULT_MAX_MESSAGE + ")")
+    int maxMessage = ClientOptions.DEFAULT_MAX_MESSAGE;
+
+    @Mixin
+    SeedOption seed;
+
+    @Bounds(min = 0, minExclusive = true, max = 3_600)
+    @Option(names = "--progress-seconds", paramLabel = "S", description = "seconds between progress lines (default"
+            + " 10)")
+    double progressSeconds = 10;
+
+    @Bounds(min = 0, minExclusive = true, max = 3_600)
+    @Option(names = "--drain-seconds", paramLabel = "S", description = "seconds the last calls may take (default 30)")
+    double drainSeconds = 30;
+
+    @Mixin
+    RttOption rtt;
+
+    @Mixin
+    HandlerOption handler;
+
+    @Bounds(min = 0, max = 100_000)
+    @Option(names = "--attack-rate", paramLabel = "N", description = "forged first packets of --max-message requests"
+            + " per second, a memory attack alongside the calls (default 0: none)")
+    double attackRate;
+
+    @Bounds(min = 1, max = 1_024)
+    @Option(names = "--attack-ports", paramLabel = "N", description = "source ports the forged packets spread over"
+            + " (default 16)")
+    int attackPorts = 16;
+
+    /** The soak these options describe. */
+    SoakPlan plan() {
+        return new SoakPlan(minutes * 60, loss, concurrency, workload.truncatedAt(maxMessage), seed.seed(),
+                progressSeconds, drainSeconds, rtt.rttUs, handler.handler, attackRate, attackPorts);
     }
 
     @Override
-    public String[] description() {
-        return new String[] {"Echo calls under random loss for a fixed time; progress lines with memory; exit 1 on"
-                + " a lost call or a leak."};
-    }
-
-    @Override
-    public List<CliOption> options() {
-        return List.of(
-                CliOption.required("minutes", "M", "how long"),
-                CliOption.value("loss", "P", "probability the client's filter drops a datagram, each way, 0 to 0.5"
-                        + " (default 0.05)"),
-                CliOption.value("concurrency", "N", "calls in flight (default 4)"),
-                CliOption.workload(),
-                CliOption.maxMessage(ClientCommand.DEFAULT_MAX_MESSAGE),
-                CliOption.seed(),
-                CliOption.value("progress-seconds", "S", "seconds between progress lines (default 10)"),
-                CliOption.value("drain-seconds", "S", "seconds the last calls may take (default 30)"),
-                CliOption.rttMicros(ClientCommand.DEFAULT_RTT_US),
-                CliOption.handler(),
-                CliOption.value("attack-rate", "N", "forged first packets of --max-message requests per second, a"
-                        + " memory attack alongside the calls (default 0: none)"),
-                CliOption.value("attack-ports", "N", "source ports the forged packets spread over (default 16)"));
-    }
-
-    @Override
-    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
+    public int run(PrintStream out, PrintStream err) throws Exception {
         LeakCounter.install(); // before the first buffer class loads, so leaks are counted
-        SoakPlan plan = plan(args);
+        SoakPlan plan = plan();
         SoakResult result = new SoakRun(plan, err).run();
         out.println(String.format(Locale.ROOT, "soak: started %d  completed byte-exact %d  failed typed %d %s"
                         + "  mismatched %d  untyped %d  lost %d  (%.0f calls/s)",
@@ -69,43 +99,5 @@ final class SoakCommand implements Command {
                 : "leaks: " + result.leaks() + " reported by Netty's leak detector");
         out.println(result.passed() ? "soak: PASSED" : "soak: FAILED");
         return result.passed() ? Cli.OK : Cli.FAILED;
-    }
-
-    static SoakPlan plan(Args args) throws UsageException {
-        double minutes = args.doubleValue("minutes", null, 0, 10_080);
-        double loss = fraction(args, "loss", 0.05, 0.5);
-        int concurrency = args.intValue("concurrency", 4, 1, 10_000);
-        int maxMessage = args.intValue("max-message", ClientCommand.DEFAULT_MAX_MESSAGE, 1, 64 << 20);
-        Workload workload = ClientCommand.workload(args, maxMessage);
-        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
-        double progress = args.doubleValue("progress-seconds", 10.0, 0, 3_600);
-        double drain = args.doubleValue("drain-seconds", 30.0, 0, 3_600);
-        int rttUs = args.intValue("rtt-us", ClientCommand.DEFAULT_RTT_US, 1, 1_000_000);
-        FaultPlan.Handler handler = FaultPlan.Handler.fromOption(args.string("handler", "echo"));
-        if (handler == null) {
-            throw new UsageException("soak: --handler is echo, never-reply or released-reply");
-        }
-        double attackRate = args.string("attack-rate", null) == null ? 0
-                : args.doubleValue("attack-rate", null, 0, 100_000);
-        int attackPorts = args.intValue("attack-ports", 16, 1, 1_024);
-        return new SoakPlan(minutes * 60, loss, concurrency, workload, seed, progress, drain, rttUs, handler,
-                attackRate, attackPorts);
-    }
-
-    /** A probability in [0, max]: unlike {@link Args#doubleValue}, 0 is allowed (no loss). */
-    private static double fraction(Args args, String name, double defaultValue, double max) throws UsageException {
-        String v = args.string(name, null);
-        if (v == null) {
-            return defaultValue;
-        }
-        try {
-            double d = Double.parseDouble(v.trim());
-            if (!(d >= 0 && d <= max)) {
-                throw new UsageException("soak: --" + name + " must be in [0, " + max + "]: " + v);
-            }
-            return d;
-        } catch (NumberFormatException e) {
-            throw new UsageException("soak: --" + name + " must be a number: " + v);
-        }
     }
 }

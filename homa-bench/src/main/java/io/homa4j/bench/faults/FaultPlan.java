@@ -26,14 +26,10 @@ public record FaultPlan(Faults faults, int calls, Workload workload, int maxOuts
         /** Replies to every tenth request with a buffer it then releases (a misuse the engine must absorb). */
         RELEASED_REPLY;
 
-        /** The handler named on the command line (echo, never-reply, released-reply), or null for another name. */
-        public static Handler fromOption(String name) {
-            for (Handler h : values()) {
-                if (h.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-').equals(name)) {
-                    return h;
-                }
-            }
-            return null;
+        /** The name on the command line: echo, never-reply, released-reply. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }
     }
 

@@ -20,16 +20,14 @@ public enum LoadBasis {
 
     private static final int SAMPLES = 200_000;
 
-    public static LoadBasis parse(String s) {
-        return switch (s.toLowerCase(Locale.ROOT)) {
-            case "wire" -> WIRE;
-            case "data" -> DATA;
-            default -> throw new IllegalArgumentException("--load-basis must be wire or data: " + s);
-        };
-    }
-
     public String id() {
         return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The name on the command line: {@link #id()}. */
+    @Override
+    public String toString() {
+        return id();
     }
 
     /** Mean bytes one message of {@code workload} puts on a link under this basis. */

@@ -50,10 +50,6 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
         return new ProtocolSetup(SimProtocol.HOMA, 0, 0, true, 0);
     }
 
-    public static ProtocolSetup fifoBaseline() {
-        return new ProtocolSetup(SimProtocol.FIFO_BASELINE, 0, 0, true, 0);
-    }
-
     /**
      * The engine's configuration on {@code rack} for messages up to {@code maxMessage} bytes. Homa: the defaults
      * with the link rate and the rack's full-packet RTT (so unscheduled bytes = one bandwidth-delay product), then

@@ -107,9 +107,6 @@ final class RackNode implements PacketDriven, RpcListener {
 
     HomaEngine engine() { return engine; }
 
-    /** Calls started and not ended, plus those waiting for the outstanding cap. */
-    int pendingCalls() { return calls.size() + waiting.size(); }
-
     /** Arrivals generated so far. */
     long arrivals() { return arrivals; }
 

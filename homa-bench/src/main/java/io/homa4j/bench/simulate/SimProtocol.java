@@ -1,7 +1,5 @@
 package io.homa4j.bench.simulate;
 
-import java.util.Locale;
-
 /** What runs on the simulated hosts: Homa, or the same engine with every Homa mechanism turned off. */
 public enum SimProtocol {
     /** The engine with its defaults (ablation flags may turn single mechanisms off). */
@@ -24,13 +22,9 @@ public enum SimProtocol {
         return id;
     }
 
-    /** {@code homa} or {@code fifo-baseline}, any case. */
-    public static SimProtocol parse(String s) {
-        for (SimProtocol p : values()) {
-            if (p.id.equals(s.toLowerCase(Locale.ROOT))) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("--protocol must be homa or fifo-baseline: " + s);
+    /** The name on the command line: {@link #id()}. */
+    @Override
+    public String toString() {
+        return id;
     }
 }

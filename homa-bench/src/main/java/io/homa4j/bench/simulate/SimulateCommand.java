@@ -1,10 +1,13 @@
 package io.homa4j.bench.simulate;
 
-import io.homa4j.bench.cli.Args;
+import io.homa4j.bench.cli.BenchCommand;
+import io.homa4j.bench.cli.Bounds;
 import io.homa4j.bench.cli.Cli;
-import io.homa4j.bench.cli.CliOption;
-import io.homa4j.bench.cli.Command;
+import io.homa4j.bench.cli.HelpOption;
+import io.homa4j.bench.cli.ResultsFile;
+import io.homa4j.bench.cli.SeedOption;
 import io.homa4j.bench.cli.UsageException;
+import io.homa4j.bench.cli.WorkloadOption;
 import io.homa4j.bench.driver.LatencyRecorder;
 import io.homa4j.bench.driver.LengthBuckets;
 import io.homa4j.bench.report.HistogramsCsv;
@@ -12,9 +15,13 @@ import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.ResultsCsv;
 import io.homa4j.bench.report.RttPlot;
 import io.homa4j.bench.workload.Workload;
-import io.homa4j.bench.workload.Workloads;
 import io.homa4j.core.HomaConfig;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -31,142 +38,180 @@ import java.util.Locale;
  * {@code histograms.csv} (mergeable with {@code merge}), {@code slowdown.csv}, {@code slowdown.svg} and
  * {@code summary.txt} into the output directory, printing progress and the table.
  */
-public final class SimulateCommand implements Command {
+@Command(name = "simulate", sortOptions = false, description = {"A virtual-time rack on the real engine; writes"
+        + " DIR/results.csv, slowdown.csv, slowdown.svg and summary.txt.", "Runs in a child JVM on -XX:+UseParallelGC"
+        + " unless --in-process or a collector is chosen."})
+public final class SimulateCommand implements BenchCommand {
     private static final long WALL_PROGRESS_NANOS = 2_000_000_000L;
+    static final String SUMMARY_FILE = "summary.txt";
 
-    @Override
-    public String name() {
-        return "simulate";
+    /** Whether progress lines are printed. */
+    enum Progress {
+        LINES,
+        NONE;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 
-    @Override
-    public String[] description() {
-        return new String[] {"A virtual-time rack on the real engine; writes DIR/results.csv, slowdown.csv and"
-                + " slowdown.svg.", "Runs in a child JVM on -XX:+UseParallelGC unless --in-process or a collector is"
-                + " chosen."};
-    }
+    @Spec
+    CommandSpec spec;
 
-    @Override
-    public List<CliOption> options() {
-        return List.of(
-                CliOption.value("hosts", "N", "hosts of the rack (default " + RackSpec.DEFAULT_HOSTS + ")"),
-                CliOption.value("link-gbps", "N", "link rate (default " + RackSpec.DEFAULT_LINK_GBPS + ")"),
-                CliOption.workload(),
-                CliOption.value("load", "L", "offered load, a fraction of the links (default 0.8)"),
-                CliOption.value("load-basis", "wire|data", "what the load counts: bytes on the wire or message"
-                        + " bytes (default wire)"),
-                CliOption.value("duration-ms", "MS", "measured virtual milliseconds (default 10)"),
-                CliOption.value("warmup-ms", "MS", "virtual milliseconds before measuring (default a fifth of the"
-                        + " duration)"),
-                CliOption.value("drain-ms", "MS", "virtual milliseconds the last calls may take (default twice the"
-                        + " duration, at least 20)"),
-                CliOption.seed(),
-                CliOption.value("protocol", "homa|fifo-baseline", "the transport (default homa)"),
-                CliOption.value("priorities", "N", "homa ablation: priority levels, 1 to 8"),
-                CliOption.value("overcommit", "N", "homa ablation: messages granted at once"),
-                CliOption.flag("no-srpt", "homa ablation: grant in arrival order, not SRPT"),
-                CliOption.value("pacer-queue-ns", "N", "homa: the pacer's queue limit"),
-                CliOption.value("fifo-fraction", "F", "homa ablation: the FIFO share of grants and of the senders'"
-                        + " picks, 0 to 0.5 (default 0.05)"),
-                CliOption.value("rtt-budget-us", "N", "homa ablation: the RTT budget unscheduled bytes and grant"
-                        + " windows are sized from (default: the rack's full-packet round trip)"),
-                CliOption.value("max-message", "B", "longest message; the workload is cut there"),
-                CliOption.value("max-outstanding", "N", "calls in flight per host (default 1000)"),
-                CliOption.value("propagation-ns", "N", "per-link propagation delay (default "
-                        + RackSpec.DEFAULT_PROPAGATION_NANOS + ")"),
-                CliOption.value("switch-latency-ns", "N", "switch latency (default "
-                        + RackSpec.DEFAULT_SWITCH_LATENCY_NANOS + ")"),
-                CliOption.value("port-buffer-kb", "N", "switch buffer per port (default "
-                        + (RackSpec.DEFAULT_PORT_BUFFER_BYTES >> 10) + ")"),
-                CliOption.value("shared-buffer-kb", "N", "switch buffer shared by the ports (default "
-                        + (RackSpec.DEFAULT_SHARED_BUFFER_BYTES >> 10) + ")"),
-                CliOption.value("out", "DIR", "output directory (default results/simulate)"),
-                CliOption.value("progress", "lines|none", "progress lines (default lines)"),
-                CliOption.flag("in-process", "run in this JVM, whatever its collector"));
-    }
+    @Mixin
+    HelpOption help;
 
-    /** A parsed command line. */
+    @Bounds(min = 2, max = 1_024)
+    @Option(names = "--hosts", paramLabel = "N", description = "hosts of the rack (default " + RackSpec.DEFAULT_HOSTS
+            + ")")
+    int hosts = RackSpec.DEFAULT_HOSTS;
+
+    @Bounds(min = 1, max = 1_000)
+    @Option(names = "--link-gbps", paramLabel = "N", description = "link rate (default " + RackSpec.DEFAULT_LINK_GBPS
+            + ")")
+    int linkGbps = RackSpec.DEFAULT_LINK_GBPS;
+
+    @Mixin
+    WorkloadOption workload;
+
+    @Bounds(min = 0, minExclusive = true, max = 0.999)
+    @Option(names = "--load", paramLabel = "L", description = "offered load, a fraction of the links (default 0.8)")
+    double load = 0.8;
+
+    @Option(names = "--load-basis", paramLabel = "BASIS", description = "what the load counts: ${COMPLETION-CANDIDATES}:"
+            + " bytes on the wire or message bytes (default wire)")
+    LoadBasis loadBasis = LoadBasis.WIRE;
+
+    @Bounds(min = 0, minExclusive = true, max = 100_000)
+    @Option(names = "--duration-ms", paramLabel = "MS", description = "measured virtual milliseconds (default 10)")
+    double durationMs = 10;
+
+    @Bounds(min = 0, max = 100_000)
+    @Option(names = "--warmup-ms", paramLabel = "MS", description = "virtual milliseconds before measuring (default a"
+            + " fifth of the duration)")
+    Double warmupMs;
+
+    @Bounds(min = 0, max = 1_000_000)
+    @Option(names = "--drain-ms", paramLabel = "MS", description = "virtual milliseconds the last calls may take"
+            + " (default twice the duration, at least 20)")
+    Double drainMs;
+
+    @Mixin
+    SeedOption seed;
+
+    @Option(names = "--protocol", paramLabel = "PROTOCOL",
+            description = "the transport: ${COMPLETION-CANDIDATES} (default homa)")
+    SimProtocol protocol = SimProtocol.HOMA;
+
+    @Bounds(min = 1, max = 8)
+    @Option(names = "--priorities", paramLabel = "N", description = "homa ablation: priority levels, 1 to 8")
+    Integer priorities;
+
+    @Bounds(min = 1, max = 1_024)
+    @Option(names = "--overcommit", paramLabel = "N", description = "homa ablation: messages granted at once")
+    Integer overcommit;
+
+    @Option(names = "--no-srpt", description = "homa ablation: grant in arrival order, not SRPT")
+    boolean noSrpt;
+
+    @Bounds(min = 1, max = 1_000_000_000)
+    @Option(names = "--pacer-queue-ns", paramLabel = "N", description = "homa: the pacer's queue limit")
+    Long pacerQueueNs;
+
+    @Bounds(min = 0, max = 0.5)
+    @Option(names = "--fifo-fraction", paramLabel = "F", description = "homa ablation: the FIFO share of grants and of"
+            + " the senders' picks, 0 to 0.5 (default 0.05)")
+    Double fifoFraction;
+
+    @Bounds(min = 1, max = 1_000_000)
+    @Option(names = "--rtt-budget-us", paramLabel = "N", description = "homa ablation: the RTT budget unscheduled"
+            + " bytes and grant windows are sized from (default: the rack's full-packet round trip)")
+    Integer rttBudgetUs;
+
+    @Bounds(min = 1, max = Integer.MAX_VALUE - 8)
+    @Option(names = "--max-message", paramLabel = "B", description = "longest message; the workload is cut there")
+    Integer maxMessage;
+
+    @Bounds(min = 1, max = 1_000_000)
+    @Option(names = "--max-outstanding", paramLabel = "N", description = "calls in flight per host (default 1000)")
+    int maxOutstanding = 1_000;
+
+    @Bounds(min = 0, max = 1_000_000)
+    @Option(names = "--propagation-ns", paramLabel = "N", description = "per-link propagation delay (default "
+            + RackSpec.DEFAULT_PROPAGATION_NANOS + ")")
+    long propagationNs = RackSpec.DEFAULT_PROPAGATION_NANOS;
+
+    @Bounds(min = 0, max = 1_000_000)
+    @Option(names = "--switch-latency-ns", paramLabel = "N", description = "switch latency (default "
+            + RackSpec.DEFAULT_SWITCH_LATENCY_NANOS + ")")
+    long switchLatencyNs = RackSpec.DEFAULT_SWITCH_LATENCY_NANOS;
+
+    @Bounds(min = 2, max = 1L << 30)
+    @Option(names = "--port-buffer-kb", paramLabel = "N", description = "switch buffer per port (default "
+            + (RackSpec.DEFAULT_PORT_BUFFER_BYTES >> 10) + ")")
+    long portBufferKb = RackSpec.DEFAULT_PORT_BUFFER_BYTES >> 10;
+
+    @Bounds(min = 2, max = 1L << 30)
+    @Option(names = "--shared-buffer-kb", paramLabel = "N", description = "switch buffer shared by the ports (default "
+            + (RackSpec.DEFAULT_SHARED_BUFFER_BYTES >> 10) + ")")
+    long sharedBufferKb = RackSpec.DEFAULT_SHARED_BUFFER_BYTES >> 10;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default results/simulate)")
+    Path out = Path.of("results", "simulate");
+
+    @Option(names = "--progress", paramLabel = "MODE", description = "progress lines: ${COMPLETION-CANDIDATES} (default"
+            + " lines)")
+    Progress progress = Progress.LINES;
+
+    @Option(names = ThroughputCollector.IN_PROCESS, description = "run in this JVM, whatever its collector")
+    boolean inProcess;
+
+    /** A parsed command line: the simulation, where its files go, and whether it prints progress. */
     record Invocation(SimulationPlan plan, Path outDir, boolean progress) {
     }
 
-    /** Runs {@code simulate} with the parsed options; bad values throw {@link UsageException}. */
     @Override
-    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
-        Invocation inv = parse(args);
-        if (!args.flag("in-process") && ThroughputCollector.shouldRelaunch()) {
+    public int run(PrintStream out, PrintStream err) throws Exception {
+        Invocation inv = invocation();
+        if (!inProcess && ThroughputCollector.shouldRelaunch()) {
             out.println("simulate: running in a child JVM with " + ThroughputCollector.FLAG
                     + " (the throughput collector; " + ThroughputCollector.IN_PROCESS + " stays in this one)");
             out.flush();
-            return ThroughputCollector.runChild(args.tokens());
+            return ThroughputCollector.runChild(Cli.givenArgs(spec.commandLine().getParseResult()));
         }
-        execute(inv, out);
+        execute(inv, Cli.givenArgs(spec.commandLine().getParseResult()), out);
         return Cli.OK;
     }
 
-    static Invocation parse(Args args) throws UsageException {
-        int hosts = args.intValue("hosts", RackSpec.DEFAULT_HOSTS, 2, 1_024);
-        int gbps = args.intValue("link-gbps", RackSpec.DEFAULT_LINK_GBPS, 1, 1_000);
-        long propagation = args.longValue("propagation-ns", RackSpec.DEFAULT_PROPAGATION_NANOS, 0, 1_000_000);
-        long switchLatency = args.longValue("switch-latency-ns", RackSpec.DEFAULT_SWITCH_LATENCY_NANOS, 0,
-                1_000_000);
-        long portKb = args.longValue("port-buffer-kb", RackSpec.DEFAULT_PORT_BUFFER_BYTES >> 10, 2, 1L << 30);
-        long sharedKb = args.longValue("shared-buffer-kb", RackSpec.DEFAULT_SHARED_BUFFER_BYTES >> 10, 2, 1L << 30);
-        Workload workload;
-        String spec = args.string("workload", "w4");
-        try {
-            workload = Workloads.parse(spec);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("simulate: --" + e.getMessage());
-        }
+    /** The simulation these options describe. */
+    Invocation invocation() throws UsageException {
+        Workload cut = this.workload.workload();
         int engineMax = HomaConfig.defaults().maxMessageBytes();
-        if (args.has("max-message")) {
-            workload = workload.truncatedAt(args.intValue("max-message", null, 1, engineMax));
-        } else if (workload.quantile(1.0) > engineMax) {
+        if (maxMessage != null) {
+            if (maxMessage > engineMax) {
+                throw new UsageException("simulate: --max-message must be in [1, " + engineMax + "]: " + maxMessage);
+            }
+            cut = cut.truncatedAt(maxMessage);
+        } else if (cut.quantile(1.0) > engineMax) {
             throw new UsageException("simulate: the workload's longest message exceeds " + engineMax
                     + " B; give --max-message");
         }
-        double load = args.doubleValue("load", 0.8, 0, 0.999);
-        LoadBasis basis;
-        try {
-            basis = LoadBasis.parse(args.string("load-basis", "wire"));
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("simulate: " + e.getMessage());
-        }
-        double durationMs = args.doubleValue("duration-ms", 10.0, 0, 100_000);
-        double warmupMs = args.has("warmup-ms") ? args.doubleValue("warmup-ms", null, -1e-9, 100_000)
-                : durationMs / 5;
-        double drainMs = args.has("drain-ms") ? args.doubleValue("drain-ms", null, -1e-9, 1_000_000)
-                : Math.max(20, 2 * durationMs);
-        long seed = args.longValue("seed", 1L, Long.MIN_VALUE, Long.MAX_VALUE);
-        SimProtocol protocol;
-        try {
-            protocol = SimProtocol.parse(args.string("protocol", "homa"));
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("simulate: " + e.getMessage());
-        }
-        int priorities = args.has("priorities") ? args.intValue("priorities", null, 1, 8) : 0;
-        int overcommit = args.has("overcommit") ? args.intValue("overcommit", null, 1, 1_024) : 0;
-        boolean srpt = !args.flag("no-srpt");
-        double fifoFraction = args.has("fifo-fraction") ? args.doubleValue("fifo-fraction", null, 0, 0.5) : -1;
-        int rttUs = args.has("rtt-budget-us") ? args.intValue("rtt-budget-us", null, 1, 1_000_000) : 0;
-        if (protocol == SimProtocol.FIFO_BASELINE && (priorities > 0 || overcommit > 0 || !srpt || fifoFraction >= 0
-                || rttUs > 0)) {
+        if (protocol == SimProtocol.FIFO_BASELINE && (priorities != null || overcommit != null || noSrpt
+                || fifoFraction != null || rttBudgetUs != null)) {
             throw new UsageException("simulate: --priorities, --overcommit, --no-srpt, --fifo-fraction and"
                     + " --rtt-budget-us are ablations of homa; fifo-baseline has none of those mechanisms");
         }
-        long pacerQueue = args.has("pacer-queue-ns") ? args.longValue("pacer-queue-ns", null, 1, 1_000_000_000) : 0;
-        int maxOutstanding = args.intValue("max-outstanding", 1_000, 1, 1_000_000);
-        Path outDir = Path.of(args.string("out", "results/simulate"));
-        String progress = args.string("progress", "lines");
-        if (!progress.equals("lines") && !progress.equals("none")) {
-            throw new UsageException("simulate: --progress must be lines or none: " + progress);
-        }
-        RackSpec rack = new RackSpec(hosts, gbps, propagation, switchLatency, portKb << 10, sharedKb << 10);
-        ProtocolSetup setup = new ProtocolSetup(protocol, priorities, overcommit, srpt, pacerQueue, fifoFraction,
-                rttUs);
-        SimulationPlan plan = new SimulationPlan(rack, setup, workload, load, basis, millisToNanos(warmupMs),
-                millisToNanos(durationMs), millisToNanos(drainMs), seed, maxOutstanding);
-        return new Invocation(plan, outDir, progress.equals("lines"));
+        double warmup = warmupMs != null ? warmupMs : durationMs / 5;
+        double drain = drainMs != null ? drainMs : Math.max(20, 2 * durationMs);
+        RackSpec rack = new RackSpec(hosts, linkGbps, propagationNs, switchLatencyNs, portBufferKb << 10,
+                sharedBufferKb << 10);
+        ProtocolSetup setup = new ProtocolSetup(protocol, priorities != null ? priorities : 0,
+                overcommit != null ? overcommit : 0, !noSrpt, pacerQueueNs != null ? pacerQueueNs : 0,
+                fifoFraction != null ? fifoFraction : -1, rttBudgetUs != null ? rttBudgetUs : 0);
+        SimulationPlan plan = new SimulationPlan(rack, setup, cut, load, loadBasis, millisToNanos(warmup),
+                millisToNanos(durationMs), millisToNanos(drain), seed.seed(), maxOutstanding);
+        return new Invocation(plan, out, progress == Progress.LINES);
     }
 
     private static long millisToNanos(double ms) {
@@ -174,7 +219,8 @@ public final class SimulateCommand implements Command {
     }
 
     /** Calibrates, runs, writes the files and prints the table; returns the result. */
-    static SimulationResult execute(Invocation inv, PrintStream out) throws IOException {
+    static SimulationResult execute(Invocation inv, List<String> argv, PrintStream out) throws IOException {
+        ResultsFile record = ResultsFile.start("simulate", argv);
         SimulationPlan plan = inv.plan();
         HomaConfig config = plan.homaConfig();
         List<String> header = describe(plan, config);
@@ -210,7 +256,7 @@ public final class SimulateCommand implements Command {
         report.addAll(summary(plan, result));
         report.add("");
         report.addAll(table(result, unloaded));
-        Files.write(dir.resolve("summary.txt"), report, StandardCharsets.UTF_8);
+        record.write(dir.resolve(SUMMARY_FILE), report);
         out.println();
         summary(plan, result).forEach(line -> out.println("simulate: " + line));
         out.println();

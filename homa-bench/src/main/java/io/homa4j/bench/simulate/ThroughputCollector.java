@@ -1,41 +1,38 @@
 package io.homa4j.bench.simulate;
 
 import io.homa4j.bench.Main;
+import io.homa4j.bench.cli.ChildJvm;
 import io.homa4j.core.HomaEngine;
 
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs {@code simulate} under the JVM's parallel (throughput) collector when the user did not choose one.
+ * Runs {@code simulate} in a child JVM ({@link ChildJvm}) tuned for a simulation, when the user did not choose
+ * those settings: the same options plus the ones below, then {@code --in-process}. Tests and applications that
+ * call the command in-process, a JVM already on the parallel collector, a command line that names a collector, and
+ * {@code --in-process} all stay in this JVM.
  *
- * <p>A simulation is one thread allocating packet and event objects as fast as it can, a batch job with no pause
- * target: the throughput collector suits it better than the default G1 (docs/simulation.md). The JVM cannot
- * change its collector once started, so the bench jar's own {@code main} starts a child JVM with the same options
- * plus that flag, and waits for it. Tests and
- * applications that call the command in-process, a JVM already on the parallel collector, a command line that
- * names a collector, and {@code --in-process} all stay in this JVM.
- *
- * <p>The child also runs with Netty's leak detector off unless the command line sets its level: at its default
- * level the detector tracks one buffer in 128 through a concurrent set, a cost on every allocation. The buffers the
- * simulator allocates are the engine's own, whose reference counts the test suite checks at the paranoid level.
- *
- * <p>And the child runs with {@code -XX:PerMethodTrapLimit=0} unless the command line sets that limit: C2 then
- * compiles both sides of a branch its profile never saw taken, instead of a trap that throws the compiled method
- * away when the branch is taken after all. The study's JIT warm-up is most of a short run, and the unloaded-RTT
- * table before the run profiles the engine on an idle rack: the loaded rack then takes branches the table never
- * did, and each trap would throw away a large compiled event handler that C2 must compile again. The outputs are
- * the same either way.
- *
- * <p>And C2 does not inline the engine's two entry points, {@link HomaEngine#onPacket} and {@link HomaEngine#poll},
- * into the simulator's event handlers ({@link #ENGINE_ENTRY_POINTS}, unless the command line gives compile
- * commands of its own): inlined, the engine's whole receive or timer path would go into each handler up to C2's
- * inlining budget, so the same engine code would be compiled again for every handler that reaches it. As separate
- * compile units the entry points are compiled once each and the handlers compile quickly.
+ * <ul>
+ *   <li>The parallel (throughput) collector: a simulation is one thread allocating packet and event objects as fast
+ *   as it can, a batch job with no pause target, and a JVM cannot change its collector once started.</li>
+ *   <li>Netty's leak detector off unless the command line sets its level: at its default level it tracks one buffer
+ *   in 128 through a concurrent set on the simulating thread. The buffers the simulator allocates are the engine's
+ *   own, whose reference counts the test suite checks at the paranoid level.</li>
+ *   <li>{@code -XX:PerMethodTrapLimit=0} unless the command line sets that limit: C2 then compiles both sides of a
+ *   branch its profile never saw taken instead of a trap that throws the compiled method away when the branch is
+ *   taken after all. The unloaded-RTT table before the run profiles the engine on an idle rack, the loaded rack then
+ *   takes branches the table never did, and each such trap threw away a large compiled event handler that C2 had to
+ *   compile again. The outputs are identical either way.</li>
+ *   <li>The engine's two entry points, {@link HomaEngine#onPacket} and {@link HomaEngine#poll}, not inlined into
+ *   the simulator's event handlers ({@link #ENGINE_ENTRY_POINTS}, unless the command line gives compile commands
+ *   of its own): inlined, the engine's whole receive or timer path went into each handler up to C2's inlining
+ *   budget, so the same engine code was compiled again for every handler that reaches it; as separate compile units
+ *   they are compiled once each.</li>
+ * </ul>
  */
 final class ThroughputCollector {
     /** Keeps the simulation in the calling JVM. */
@@ -63,33 +60,25 @@ final class ThroughputCollector {
 
     /** Runs {@code simulate argv --in-process} in a child JVM on the parallel collector; returns its exit code. */
     static int runChild(List<String> argv) throws IOException, InterruptedException {
-        Process child = new ProcessBuilder(childCommand(javaBinary(),
-                ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getProperty("java.class.path"), argv))
-                .inheritIO().start();
-        return child.waitFor();
+        return ChildJvm.runInheritingIo(childCommand(ChildJvm.javaBinary(), ChildJvm.inheritedJvmOptions(),
+                System.getProperty("java.class.path"), argv));
     }
 
     static List<String> childCommand(String java, List<String> jvmOptions, String classPath, List<String> argv) {
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.addAll(jvmOptions);
-        command.add(FLAG);
+        List<String> options = new ArrayList<>(jvmOptions);
+        options.add(FLAG);
         if (!leakDetectionChosen(jvmOptions)) {
-            command.add(LEAK_DETECTION_OFF);
+            options.add(LEAK_DETECTION_OFF);
         }
         if (jvmOptions.stream().noneMatch(option -> option.startsWith(TRAP_LIMIT_OPTION))) {
-            command.add(NO_BRANCH_TRAPS);
+            options.add(NO_BRANCH_TRAPS);
         }
         if (jvmOptions.stream().noneMatch(option -> option.startsWith(COMPILE_COMMAND_OPTION))) {
-            command.addAll(ENGINE_ENTRY_POINTS);
+            options.addAll(ENGINE_ENTRY_POINTS);
         }
-        command.add("-cp");
-        command.add(classPath);
-        command.add(Main.class.getName());
-        command.add("simulate");
-        command.addAll(argv);
-        command.add(IN_PROCESS);
-        return command;
+        List<String> simulateArgs = new ArrayList<>(argv);
+        simulateArgs.add(IN_PROCESS);
+        return ChildJvm.command(java, options, classPath, "simulate", simulateArgs);
     }
 
     /** Whether the JVM options select a collector (the user's choice is kept). */
@@ -129,10 +118,5 @@ final class ThroughputCollector {
         // java -jar puts the jar first and makes it the whole class path
         return first.equals(Main.class.getName())
                 || first.endsWith(".jar") && first.equals(System.getProperty("java.class.path"));
-    }
-
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 }

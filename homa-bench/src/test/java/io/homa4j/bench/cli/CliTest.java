@@ -32,21 +32,21 @@ class CliTest {
             "frobnicate=>Unmatched argument at index 0: 'frobnicate'",
             "compare|--bogus|1=>compare: Unknown options: '--bogus'",
             "compare|--load=>compare: Missing required parameter for option '--load'",
-            "compare|--load|abc=>--load must be a number",
+            "compare|--load|abc=>'--load': 'abc' is not a double",
             "compare|--load|0=>--load must be in",
             "compare|--load|0.5|--load|0.6=>'--load' (L) should be specified only once",
             "compare|--workload|w9=>workload must be w1..w5",
-            "compare|--protocols|homa,udp=>protocol must be homa or tcp",
-            "compare|--mode|threads=>--mode must be child or in-process",
+            "compare|--protocols|homa,udp=>must be homa or tcp, not",
+            "compare|--mode|threads=>--mode': must be child or in-process, not 'threads'",
             "compare|--duration|-1=>--duration must be in",
             "compare|stray=>compare: Unmatched argument at index 1: 'stray'",
             "client|--protocol|tcp|--load-mbps|10|--duration|1|--out|x=>Missing required option: '--servers",
-            "client|--protocol|sctp|--servers|h:1|--load-mbps|10|--duration|1|--out|x=>protocol must be homa or tcp",
+            "client|--protocol|sctp|--servers|h:1|--load-mbps|10|--duration|1|--out|x=>must be homa or tcp, not",
             "client|--protocol|tcp|--servers|localhost|--load-mbps|10|--duration|1|--out|x=>needs host:port",
             "client|--protocol|tcp|--servers|127.0.0.1:70000|--load-mbps|10|--duration|1|--out|x=>port out of range",
             "client|--protocol|tcp|--servers|127.0.0.1:x|--load-mbps|10|--duration|1|--out|x=>bad port",
             "client|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--progress|loud"
-                    + "=>--progress must be",
+                    + "=>--progress': must be auto, cr, lines or none, not 'loud'",
             "client|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x|--max-message|0"
                     + "=>--max-message must be in",
             "node|--protocol|tcp|--servers|127.0.0.1:9|--load-mbps|10|--duration|1|--out|x"
@@ -59,19 +59,19 @@ class CliTest {
             "merge|--in|a,,b|--out|x=>empty entry",
             "soak=>Missing required option: '--minutes",
             "soak|--minutes|0=>--minutes must be in",
-            "soak|--minutes|ten=>--minutes must be a number",
+            "soak|--minutes|ten=>'--minutes': 'ten' is not a double",
             "soak|--minutes|1|--loss|0.9=>--loss must be in [0, 0.5]",
             "soak|--minutes|1|--loss|-0.1=>--loss must be in [0, 0.5]",
-            "soak|--minutes|1|--loss|lots=>--loss must be a number",
+            "soak|--minutes|1|--loss|lots=>'--loss': 'lots' is not a double",
             "soak|--minutes|1|--concurrency|0=>--concurrency must be in",
             "soak|--minutes|1|--workload|w7=>workload must be w1..w5",
             "soak|--minutes|1|--hours|2=>soak: Unknown options: '--hours'",
             "hostile|--rate|0=>--rate must be in",
-            "hostile|--ports|many=>--ports must be an integer",
+            "hostile|--ports|many=>'--ports': 'many' is not an int",
             "hostile|--seconds|-2=>--seconds must be in",
             "hostile|--max-buffered-total|0=>--max-buffered-total must be in",
             "faults|--loss|1.5=>--loss must be in [0, 1)",
-            "faults|--corrupt|x=>--corrupt must be a number",
+            "faults|--corrupt|x=>'--corrupt': 'x' is not a double",
             "faults|--calls|0=>--calls must be in",
     })
     void badArgumentsGiveOneErrorLineThenUsageAndExitTwo(String spec) {
@@ -101,16 +101,16 @@ class CliTest {
 
     @Test
     void everyCommandHasItsOwnHelp() {
-        for (Command command : Cli.commands()) {
-            if (command.passesArgumentsThrough()) {
-                continue; // its -h is the other program's
+        for (picocli.CommandLine command : Cli.subcommands()) {
+            String name = command.getCommandName();
+            if (name.equals("help") || name.equals("jmh")) {
+                continue; // picocli's own; jmh's -h is JMH's
             }
-            Result r = run(command.name(), "--help");
-            assertEquals(0, r.code(), command.name());
-            assertTrue(r.out().startsWith("Usage: java -jar homa-bench.jar " + command.name()), r.out());
-            for (CliOption option : command.options()) {
-                assertTrue(r.out().contains("--" + option.name()), command.name() + " --help lists --"
-                        + option.name());
+            Result r = run(name, "--help");
+            assertEquals(0, r.code(), name);
+            assertTrue(r.out().startsWith("Usage: java -jar homa-bench.jar " + name), r.out());
+            for (picocli.CommandLine.Model.OptionSpec option : command.getCommandSpec().options()) {
+                assertTrue(r.out().contains(option.longestName()), name + " --help lists " + option.longestName());
             }
         }
         Result viaHelp = run("help", "soak");
@@ -120,11 +120,10 @@ class CliTest {
 
     @Test
     void valuesMayFollowAnEqualsSignAndFlagsTakeNone() {
-        Args args = Cli.parse(new io.homa4j.bench.simulate.SimulateCommand(), "--load=0.5", "--no-srpt",
-                "--hosts", "4");
-        assertTrue(args.flag("no-srpt"));
-        assertEquals("0.5", args.string("load", null));
-        assertEquals(java.util.List.of("--load", "0.5", "--hosts", "4", "--no-srpt"), args.tokens());
+        io.homa4j.bench.simulate.SimulateCommand command = new io.homa4j.bench.simulate.SimulateCommand();
+        picocli.CommandLine cli = new picocli.CommandLine(command);
+        picocli.CommandLine.ParseResult parsed = cli.parseArgs("--load=0.5", "--no-srpt", "--hosts", "4");
+        assertEquals(java.util.List.of("--load", "0.5", "--no-srpt", "--hosts", "4"), Cli.givenArgs(parsed));
     }
 
     @Test

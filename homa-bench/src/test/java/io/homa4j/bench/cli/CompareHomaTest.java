@@ -24,6 +24,6 @@ class CompareHomaTest {
         assertTrue(r.out().contains("homa: requests sent="), r.out());
         // either the headline, or (on a machine so busy that even this light load left late) the verdict why not
         assertTrue(r.out().matches("(?s).*messages <= 1000 B \\(buckets merged\\): P50 tcp/homa = [0-9.]+.*")
-                || r.out().matches("(?s).*(homa|tcp) OVERLOADED: send lag P99 .*OVERLOADED: no headline.*"), r.out());
+                || r.out().matches("(?s).*(homa|tcp) OVERLOADED: send lag .*OVERLOADED: no headline.*"), r.out());
     }
 }

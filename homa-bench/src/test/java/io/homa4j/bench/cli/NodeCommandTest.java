@@ -61,10 +61,10 @@ class NodeCommandTest {
         TransportOptions options = TransportOptions.loopback(1000, 100_000);
         try (BenchServer other = protocol.startServer(options)) {
             String otherAddress = "127.0.0.1:" + other.localAddress().getPort();
-            ClientCommand.Plan plan = ClientCommand.plan(Cli.parse(new ClientCommand(), "--protocol", protocol.id(),
+            ClientPlan plan = Cli.parse(new ClientCommand(), "--protocol", protocol.id(),
                     "--servers", otherAddress, "--workload", "w4", "--max-message", "100000", "--load-mbps", "5",
                     "--duration", "0.5", "--warmup", "0", "--drain", "5", "--out", tmp.resolve("out").toString(),
-                    "--progress", "none", "--bind", "127.0.0.1"));
+                    "--progress", "none", "--bind", "127.0.0.1").options.plan();
             Path start = tmp.resolve("start");
             Files.createFile(start);
             Watched out = new Watched();
@@ -94,9 +94,9 @@ class NodeCommandTest {
 
     @Test
     void stoppedBeforeTheStartFileAppearsItFailsWithoutRunningTheClient(@TempDir Path tmp) throws Exception {
-        ClientCommand.Plan plan = ClientCommand.plan(Cli.parse(new ClientCommand(), "--protocol", "homa",
+        ClientPlan plan = Cli.parse(new ClientCommand(), "--protocol", "homa",
                 "--servers", "127.0.0.1:9", "--load-mbps", "5", "--duration", "1",
-                "--out", tmp.resolve("out").toString(), "--bind", "127.0.0.1"));
+                "--out", tmp.resolve("out").toString(), "--bind", "127.0.0.1").options.plan();
         CountDownLatch stop = new CountDownLatch(1);
         stop.countDown();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

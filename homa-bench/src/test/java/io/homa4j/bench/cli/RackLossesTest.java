@@ -20,7 +20,7 @@ class RackLossesTest {
                 "homa,0,2,5,228753,129",
                 "tcp,3448,0,0,,"));
 
-        List<String> lines = CompareCommand.rackLosses(2, csv);
+        List<String> lines = CompareReport.rackLosses(2, csv);
 
         assertEquals(List.of(
                 "repeat 2: homa: switch dropped 0 packets, hosts' egress queues 2, UDP receive buffers 5;"
@@ -31,12 +31,12 @@ class RackLossesTest {
 
     @Test
     void missingFileOrNoDataGivesNoShareAndNoDivisionByZero(@TempDir Path tmp) throws Exception {
-        assertTrue(CompareCommand.rackLosses(1, tmp.resolve("absent.csv")).isEmpty());
+        assertTrue(CompareReport.rackLosses(1, tmp.resolve("absent.csv")).isEmpty());
 
         Path csv = tmp.resolve("losses.csv");
         Files.write(csv, List.of("protocol,switch_dropped,host_queue_dropped,udp_rcvbuf_errors,data_packets_out,"
                 + "retransmitted_packets", "homa,0,0,0,0,0", "short,row"));
         assertEquals(List.of("repeat 1: homa: switch dropped 0 packets, hosts' egress queues 0, UDP receive buffers 0;"
-                + " Homa sent 0 of 0 DATA packets again (0.000%)"), CompareCommand.rackLosses(1, csv));
+                + " Homa sent 0 of 0 DATA packets again (0.000%)"), CompareReport.rackLosses(1, csv));
     }
 }

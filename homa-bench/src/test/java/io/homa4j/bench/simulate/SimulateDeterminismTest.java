@@ -26,8 +26,8 @@ class SimulateDeterminismTest {
         String[] argv = {"--hosts", "4", "--link-gbps", "10", "--workload", "w3", "--max-message",
                 "60000", "--load", "0.7", "--duration-ms", "1", "--warmup-ms", "0.2", "--drain-ms", "10",
                 "--seed", Long.toString(seed), "--progress", "none", "--out", dir.toString()};
-        SimulateCommand.Invocation inv = SimulateCommand.parse(Cli.parse(new SimulateCommand(), argv));
-        return SimulateCommand.execute(inv, new PrintStream(new ByteArrayOutputStream(), true,
+        SimulateCommand.Invocation inv = Cli.parse(new SimulateCommand(), argv).invocation();
+        return SimulateCommand.execute(inv, java.util.List.of(argv), new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8));
     }
 
