@@ -40,6 +40,7 @@ public final class OpenLoopDriver {
     private final DriverConfig config;
     private final BenchClient client;
     private final LatencyRecorder recorder;
+    private final SlowdownRecorder slowdowns;
     private final Progress progress;
 
     private final AtomicInteger outstanding = new AtomicInteger();
@@ -56,9 +57,16 @@ public final class OpenLoopDriver {
     private volatile boolean counted;
 
     public OpenLoopDriver(DriverConfig config, BenchClient client, LatencyRecorder recorder, Progress progress) {
+        this(config, client, recorder, null, progress);
+    }
+
+    /** As above; every measured call's slowdown also goes into {@code slowdowns} (when not null). */
+    public OpenLoopDriver(DriverConfig config, BenchClient client, LatencyRecorder recorder,
+                          SlowdownRecorder slowdowns, Progress progress) {
         this.config = config;
         this.client = client;
         this.recorder = recorder;
+        this.slowdowns = slowdowns;
         this.progress = progress;
     }
 
@@ -244,6 +252,9 @@ public final class OpenLoopDriver {
                 completedBytes.add(a.length);
                 if (a.record) {
                     recorder.record(a.length, rtt);
+                    if (slowdowns != null) {
+                        slowdowns.record(a.length, rtt);
+                    }
                     recorded.increment();
                     if (recorder.buckets().indexOf(a.length) == recorder.buckets().count() - 1) {
                         largestCalls.add(a.index + "," + a.server + "," + a.length + ","

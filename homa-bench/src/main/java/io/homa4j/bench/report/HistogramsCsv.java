@@ -40,8 +40,13 @@ public final class HistogramsCsv {
     }
 
     public static Path write(Path dir, List<BucketLatencies> rows) throws IOException {
+        return write(dir, FILE_NAME, rows);
+    }
+
+    /** As {@link #write(Path, List)} under another name (e.g. slowdown histograms, in thousandths). */
+    public static Path write(Path dir, String fileName, List<BucketLatencies> rows) throws IOException {
         Files.createDirectories(dir);
-        Path file = dir.resolve(FILE_NAME);
+        Path file = dir.resolve(fileName);
         Files.writeString(file, format(rows), StandardCharsets.UTF_8);
         return file;
     }

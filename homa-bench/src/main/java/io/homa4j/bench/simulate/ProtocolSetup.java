@@ -58,7 +58,7 @@ public record ProtocolSetup(SimProtocol protocol, int priorityLevels, int maxOve
     public HomaConfig homaConfig(RackSpec rack, int maxMessage) {
         int mtu = RackSpec.mtu();
         HomaConfig.Builder b = HomaConfig.builder()
-                .linkMbps(Math.multiplyExact(rack.linkGbps(), 1_000))
+                .linkMbps(rack.linkMbps())
                 .rttMicros(rttMicros > 0 ? rttMicros : rack.fullPacketRttMicros(mtu))
                 .mtu(mtu)
                 .maxMessageBytes(Math.max(maxMessage, 1))

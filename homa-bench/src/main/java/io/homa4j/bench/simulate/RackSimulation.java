@@ -2,6 +2,7 @@ package io.homa4j.bench.simulate;
 
 import io.homa4j.bench.driver.LatencyRecorder;
 import io.homa4j.bench.driver.LengthBuckets;
+import io.homa4j.bench.driver.SlowdownRecorder;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.sim.SimulatedNetwork;
@@ -32,9 +33,8 @@ public final class RackSimulation {
     }
 
     private final SimulationPlan plan;
-    private final UnloadedRtt unloaded;
     private final LatencyRecorder rtt;
-    private final LatencyRecorder slowdown;
+    private final SlowdownRecorder slowdown;
     private final Map<String, Long> failures = new TreeMap<>();
     private static final int DATA_PACKET_OVERHEAD = DataHeader.LENGTH + HomaConfig.IP_UDP_HEADER_BYTES;
     private final int payloadPerPacket;
@@ -45,10 +45,9 @@ public final class RackSimulation {
 
     public RackSimulation(SimulationPlan plan, UnloadedRtt unloaded) {
         this.plan = plan;
-        this.unloaded = unloaded;
         LengthBuckets buckets = LengthBuckets.forWorkload(plan.workload());
         this.rtt = new LatencyRecorder(buckets);
-        this.slowdown = new LatencyRecorder(buckets);
+        this.slowdown = new SlowdownRecorder(buckets, unloaded.table());
         this.payloadPerPacket = DataHeader.maxPayload(plan.homaConfig().maxUdpPayload());
     }
 
@@ -117,7 +116,7 @@ public final class RackSimulation {
             }
             double capacityBytes = (double) plan.rack().linkBitsPerSecond() / 8 * hosts * (end - start) / 1e9;
             long recorded = measured + unfinished;
-            return new SimulationResult(rtt, slowdown, recorded == 0 ? Double.NaN : slowdownSum / recorded,
+            return new SimulationResult(rtt, slowdown.milli(), recorded == 0 ? Double.NaN : slowdownSum / recorded,
                     measured, unfinished, Collections.unmodifiableMap(new TreeMap<>(failures)), t, wall, cpu, network.packetsSent(),
                     network.eventsProcessed(), network.totalDrops(), offeredWireBytes / capacityBytes,
                     (bytesAtEnd - bytesAtStart) / capacityBytes,
@@ -129,9 +128,7 @@ public final class RackSimulation {
 
     private void record(int length, long rttNanos) {
         rtt.record(length, rttNanos);
-        double s = rttNanos / unloaded.rttNanos(length);
-        slowdownSum += s;
-        slowdown.record(length, Math.round(s * 1_000));
+        slowdownSum += slowdown.record(length, rttNanos);
     }
 
     /** Records measured calls; counts those still pending. */

@@ -4,7 +4,7 @@ import io.homa4j.core.HomaConfig;
 import io.homa4j.core.sim.NetworkConfig;
 
 /**
- * The simulated rack: {@code hosts} hosts, each with one full-duplex link of {@code linkGbps} to one switch whose
+ * The simulated rack: {@code hosts} hosts, each with one full-duplex link of {@code linkMbps} to one switch whose
  * egress ports have 8 strict-priority queues (see {@link io.homa4j.core.sim.SwitchPort}).
  *
  * <p>Buffers are tail-drop and stated in wire bytes (UDP payload + 28 B of IPv4/UDP header): each egress port holds
@@ -12,16 +12,17 @@ import io.homa4j.core.sim.NetworkConfig;
  * shared-memory switch). No Ethernet framing is modelled, so the engine's pacer and the links count the same bytes.
  *
  * @param hosts              hosts on the switch, at least 2
- * @param linkGbps           rate of every link, Gbit/s
+ * @param linkMbps           rate of every link, Mbit/s (1 Mbit/s to 1 Tbit/s)
  * @param propagationNanos   one-way delay of every link (host to switch, switch to host): NIC, PHY and cable
  * @param switchLatencyNanos time from a packet's last bit arriving at the switch to its enqueue on the egress port
  * @param portBufferBytes    per-port buffer, wire bytes
  * @param sharedBufferBytes  switch-wide buffer, wire bytes
  */
-public record RackSpec(int hosts, int linkGbps, long propagationNanos, long switchLatencyNanos, long portBufferBytes,
+public record RackSpec(int hosts, int linkMbps, long propagationNanos, long switchLatencyNanos, long portBufferBytes,
                        long sharedBufferBytes) {
     public static final int DEFAULT_HOSTS = 16;
     public static final int DEFAULT_LINK_GBPS = 100;
+    public static final int MAX_LINK_MBPS = 1_000_000;
     public static final long DEFAULT_PROPAGATION_NANOS = 200;
     public static final long DEFAULT_SWITCH_LATENCY_NANOS = 250;
     /** 1 MiB per port, and 8 MiB shared by the 16 ports: about a Tomahawk-class switch's buffer per port. */
@@ -32,8 +33,8 @@ public record RackSpec(int hosts, int linkGbps, long propagationNanos, long swit
         if (hosts < 2) {
             throw new IllegalArgumentException("a rack needs at least 2 hosts: " + hosts);
         }
-        if (linkGbps < 1 || linkGbps > 1_000) {
-            throw new IllegalArgumentException("linkGbps must be in [1, 1000]: " + linkGbps);
+        if (linkMbps < 1 || linkMbps > MAX_LINK_MBPS) {
+            throw new IllegalArgumentException("linkMbps must be in [1, " + MAX_LINK_MBPS + "]: " + linkMbps);
         }
         if (propagationNanos < 0 || switchLatencyNanos < 0 || portBufferBytes < 1 || sharedBufferBytes < 1) {
             throw new IllegalArgumentException("delays must be >= 0 and buffers >= 1 byte");
@@ -41,23 +42,23 @@ public record RackSpec(int hosts, int linkGbps, long propagationNanos, long swit
     }
 
     public static RackSpec defaults() {
-        return new RackSpec(DEFAULT_HOSTS, DEFAULT_LINK_GBPS, DEFAULT_PROPAGATION_NANOS, DEFAULT_SWITCH_LATENCY_NANOS,
+        return new RackSpec(DEFAULT_HOSTS, DEFAULT_LINK_GBPS * 1_000, DEFAULT_PROPAGATION_NANOS, DEFAULT_SWITCH_LATENCY_NANOS,
                 DEFAULT_PORT_BUFFER_BYTES, DEFAULT_SHARED_BUFFER_BYTES);
     }
 
     public RackSpec withHosts(int n) {
-        return new RackSpec(n, linkGbps, propagationNanos, switchLatencyNanos, portBufferBytes, sharedBufferBytes);
+        return new RackSpec(n, linkMbps, propagationNanos, switchLatencyNanos, portBufferBytes, sharedBufferBytes);
     }
 
     public long linkBitsPerSecond() {
-        return linkGbps * 1_000_000_000L;
+        return linkMbps * 1_000_000L;
     }
 
     /** The simulated network; {@code seed} only matters for fault injection, which the study does not use. */
     public NetworkConfig networkConfig(long seed) {
         return NetworkConfig.builder()
                 .hosts(hosts)
-                .linkGbps(linkGbps)
+                .linkMbps(linkMbps)
                 .propagationDelayNanos(propagationNanos)
                 .switchLatencyNanos(switchLatencyNanos)
                 .wireOverheadBytes(NetworkConfig.IP_UDP_HEADER_BYTES)
@@ -69,7 +70,7 @@ public record RackSpec(int hosts, int linkGbps, long propagationNanos, long swit
 
     /** Time to put {@code wireBytes} on one link, nanoseconds (fractional). */
     public double serializationNanos(long wireBytes) {
-        return wireBytes * 8.0 / linkGbps;
+        return wireBytes * 8_000.0 / linkMbps;
     }
 
     /**
@@ -84,9 +85,14 @@ public record RackSpec(int hosts, int linkGbps, long propagationNanos, long swit
     @Override
     public String toString() {
         return String.format(java.util.Locale.ROOT,
-                "%d hosts x %d Gb/s, %d ns per link + %d ns switch, buffers %d KiB per port / %d KiB shared"
-                        + " (tail drop, 8 strict-priority queues per port)", hosts, linkGbps, propagationNanos,
+                "%d hosts x %s, %d ns per link + %d ns switch, buffers %d KiB per port / %d KiB shared"
+                        + " (tail drop, 8 strict-priority queues per port)", hosts, rateLabel(), propagationNanos,
                 switchLatencyNanos, portBufferBytes >> 10, sharedBufferBytes >> 10);
+    }
+
+    /** The link rate as "25 Mb/s" or "100 Gb/s". */
+    public String rateLabel() {
+        return linkMbps % 1_000 == 0 ? linkMbps / 1_000 + " Gb/s" : linkMbps + " Mb/s";
     }
 
     static int mtu() {

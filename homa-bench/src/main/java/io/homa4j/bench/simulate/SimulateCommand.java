@@ -14,6 +14,7 @@ import io.homa4j.bench.report.HistogramsCsv;
 import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.ResultsCsv;
 import io.homa4j.bench.report.RttPlot;
+import io.homa4j.bench.report.SlowdownCsv;
 import io.homa4j.bench.workload.Workload;
 import io.homa4j.core.HomaConfig;
 import org.HdrHistogram.Histogram;
@@ -68,9 +69,14 @@ public final class SimulateCommand implements BenchCommand {
     int hosts = RackSpec.DEFAULT_HOSTS;
 
     @Bounds(min = 1, max = 1_000)
-    @Option(names = "--link-gbps", paramLabel = "N", description = "link rate (default " + RackSpec.DEFAULT_LINK_GBPS
-            + ")")
-    int linkGbps = RackSpec.DEFAULT_LINK_GBPS;
+    @Option(names = "--link-gbps", paramLabel = "N", description = "link rate, Gbit/s (default "
+            + RackSpec.DEFAULT_LINK_GBPS + ")")
+    Integer linkGbps;
+
+    @Bounds(min = 1, max = RackSpec.MAX_LINK_MBPS)
+    @Option(names = "--link-mbps", paramLabel = "N", description = "link rate in Mbit/s instead of --link-gbps (for"
+            + " links below 1 Gbit/s, such as the emulated rack's)")
+    Integer linkMbps;
 
     @Mixin
     WorkloadOption workload;
@@ -204,7 +210,12 @@ public final class SimulateCommand implements BenchCommand {
         }
         double warmup = warmupMs != null ? warmupMs : durationMs / 5;
         double drain = drainMs != null ? drainMs : Math.max(20, 2 * durationMs);
-        RackSpec rack = new RackSpec(hosts, linkGbps, propagationNs, switchLatencyNs, portBufferKb << 10,
+        if (linkGbps != null && linkMbps != null) {
+            throw new UsageException("simulate: give --link-gbps or --link-mbps, not both");
+        }
+        int rateMbps = linkMbps != null ? linkMbps
+                : (linkGbps != null ? linkGbps : RackSpec.DEFAULT_LINK_GBPS) * 1_000;
+        RackSpec rack = new RackSpec(hosts, rateMbps, propagationNs, switchLatencyNs, portBufferKb << 10,
                 sharedBufferKb << 10);
         ProtocolSetup setup = new ProtocolSetup(protocol, priorities != null ? priorities : 0,
                 overcommit != null ? overcommit : 0, !noSrpt, pacerQueueNs != null ? pacerQueueNs : 0,
@@ -241,9 +252,9 @@ public final class SimulateCommand implements BenchCommand {
         Path dir = inv.outDir();
         ResultsCsv.write(dir, rtts.rows());
         HistogramsCsv.write(dir, rtts.rows());
-        SlowdownCsv.write(dir, protocol, result.slowdownMilli(), unloaded);
-        String title = String.format(Locale.ROOT, "%s, %.0f%% load (%s), %d x %d Gb/s simulated: %s",
-                plan.workload(), plan.load() * 100, plan.basis().id(), plan.rack().hosts(), plan.rack().linkGbps(),
+        SlowdownCsv.write(dir, SlowdownCsv.rows(protocol, slowdowns, plan.workload(), unloaded.table()));
+        String title = String.format(Locale.ROOT, "%s, %.0f%% load (%s), %d x %s simulated: %s",
+                plan.workload(), plan.load() * 100, plan.basis().id(), plan.rack().hosts(), plan.rack().rateLabel(),
                 plan.setup().describe());
         Files.writeString(dir.resolve("slowdown.svg"),
                 RttPlot.render(slowdowns, title, plotNotes(result), "Slowdown (RTT / unloaded RTT, log scale)", 2,

@@ -1,5 +1,6 @@
 package io.homa4j.bench.simulate;
 
+import io.homa4j.bench.driver.RttByLength;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.sim.SimulatedNetwork;
@@ -7,7 +8,6 @@ import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
-import java.util.Arrays;
 import java.util.TreeSet;
 
 /**
@@ -35,27 +35,25 @@ public final class UnloadedRtt {
 
     private final int payloadPerPacket;
     private final int maxLength;
-    private final long[] lengths;
-    private final long[] rttNanos;
+    private final RttByLength table;
 
-    private UnloadedRtt(int payloadPerPacket, int maxLength, long[] lengths, long[] rttNanos) {
+    private UnloadedRtt(int payloadPerPacket, int maxLength, RttByLength table) {
         this.payloadPerPacket = payloadPerPacket;
         this.maxLength = maxLength;
-        this.lengths = lengths;
-        this.rttNanos = rttNanos;
+        this.table = table;
     }
 
     /** Measures the table for lengths 1..{@code maxLength} with {@code config} on {@code rack}. */
     public static UnloadedRtt measure(RackSpec rack, HomaConfig config, int maxLength) {
         int perPacket = DataHeader.maxPayload(config.maxUdpPayload());
         long[] points = gridLengths(perPacket, maxLength);
-        long[] rtts = new long[points.length];
+        double[] rtts = new double[points.length];
         try (IdleProbe probe = new IdleProbe(rack, config, maxLength)) {
             for (int i = 0; i < points.length; i++) {
                 rtts[i] = probe.rttNanos((int) points[i]);
             }
         }
-        return new UnloadedRtt(perPacket, maxLength, points, rtts);
+        return new UnloadedRtt(perPacket, maxLength, new RttByLength(points, rtts));
     }
 
     /** Lengths measured for the table, ascending, each in [1, maxLength]. */
@@ -83,15 +81,11 @@ public final class UnloadedRtt {
         if (length < 1 || length > maxLength) {
             throw new IllegalArgumentException("length out of the measured range [1, " + maxLength + "]: " + length);
         }
-        int i = Arrays.binarySearch(lengths, length);
-        if (i >= 0) {
-            return rttNanos[i];
-        }
-        int hi = -i - 1;
-        int lo = hi - 1;
-        double t = (double) (length - lengths[lo]) / (lengths[hi] - lengths[lo]);
-        return rttNanos[lo] + t * (rttNanos[hi] - rttNanos[lo]);
+        return table.rttNanos(length);
     }
+
+    /** The measured points, interpolated as {@link #rttNanos} does. */
+    public RttByLength table() { return table; }
 
     /** Message bytes per DATA packet the table assumed. */
     public int payloadPerPacket() { return payloadPerPacket; }
@@ -99,7 +93,7 @@ public final class UnloadedRtt {
     public int maxLength() { return maxLength; }
 
     /** Number of idle RPCs measured. */
-    public int points() { return lengths.length; }
+    public int points() { return table.points(); }
 
     /**
      * Two hosts of the rack, echoing, one RPC at a time. Each measurement starts after the network has been quiet

@@ -1,6 +1,7 @@
 package io.homa4j.bench.simulate;
 
 import io.homa4j.bench.report.ResultsCsv;
+import io.homa4j.bench.report.SlowdownCsv;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

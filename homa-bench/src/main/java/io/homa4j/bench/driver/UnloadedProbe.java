@@ -1,0 +1,137 @@
+package io.homa4j.bench.driver;
+
+import io.homa4j.bench.transport.BenchClient;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.util.Arrays;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+
+/**
+ * The unloaded RTT of a real transport by message length, the denominator of slowdown on the emulated rack: echo
+ * calls to one server, one at a time on an otherwise idle network, over a grid of lengths up to the workload's
+ * longest ({@link #lengths}), after a warm-up that lets the JIT compile both ends' paths. Each length is measured
+ * {@code samples} times, in rounds over the whole grid (so a slow moment of the machine hits one sample of many
+ * lengths rather than every sample of one), and its median kept.
+ *
+ * <p>Single-threaded: {@link #measure} blocks on each call.
+ */
+public final class UnloadedProbe {
+    /** Lengths up to this are also warm-up lengths: they cover one- and few-packet paths quickly. */
+    static final int WARMUP_MAX_BYTES = 100_000;
+    /** Beyond three packets, each measured length is this many times the previous. */
+    static final double GRID_RATIO = 1.5;
+
+    private final BenchClient client;
+    private final int server;
+    private final LongSupplier nanoClock;
+    private final long callTimeoutNanos;
+
+    /**
+     * @param client           the transport's client; calls go to server {@code server} of its list
+     * @param nanoClock        the clock RTTs are read from ({@code System::nanoTime}; tests give their own)
+     * @param callTimeoutNanos how long one idle call may take before the probe gives up
+     */
+    public UnloadedProbe(BenchClient client, int server, LongSupplier nanoClock, long callTimeoutNanos) {
+        this.client = client;
+        this.server = server;
+        this.nanoClock = nanoClock;
+        this.callTimeoutNanos = callTimeoutNanos;
+    }
+
+    /**
+     * The grid: 1 B, 100 B, both sides of the first three packet boundaries (where an idle RTT steps), then
+     * geometric with ratio {@link #GRID_RATIO} up to {@code maxMessage}, which is always the last.
+     */
+    public static long[] lengths(int maxMessage, int payloadPerPacket) {
+        TreeSet<Long> grid = new TreeSet<>();
+        grid.add(1L);
+        grid.add(100L);
+        for (long k = 1; k <= 3; k++) {
+            grid.add(k * payloadPerPacket);
+            grid.add(k * payloadPerPacket + 1);
+        }
+        for (double length = 4.0 * payloadPerPacket; length < maxMessage; length *= GRID_RATIO) {
+            grid.add((long) length);
+        }
+        grid.add((long) maxMessage);
+        return grid.stream().mapToLong(Long::longValue).filter(l -> l >= 1 && l <= maxMessage).toArray();
+    }
+
+    /**
+     * Warms up for {@code warmupNanos} (calls of the grid's short lengths, in turn), then measures every length of
+     * {@code lengths} {@code samples} times; returns the medians.
+     *
+     * @throws ProbeException when a call fails, answers with another length, or outlasts the timeout
+     */
+    public RttByLength measure(long[] lengths, int samples, long warmupNanos) throws ProbeException,
+            InterruptedException {
+        if (lengths.length == 0 || samples < 1) {
+            throw new IllegalArgumentException("need lengths and at least one sample");
+        }
+        int longest = (int) Arrays.stream(lengths).max().getAsLong();
+        ByteBuf payload = Unpooled.directBuffer(longest);
+        payload.writerIndex(longest);
+        try {
+            long[] warm = Arrays.stream(lengths).filter(l -> l <= WARMUP_MAX_BYTES).toArray();
+            if (warm.length == 0) {
+                warm = new long[] {lengths[0]};
+            }
+            long warmUntil = nanoClock.getAsLong() + warmupNanos;
+            for (int i = 0; nanoClock.getAsLong() < warmUntil; i++) {
+                call(payload, (int) warm[i % warm.length]);
+            }
+            long[][] rtts = new long[lengths.length][samples];
+            for (int s = 0; s < samples; s++) {
+                for (int i = 0; i < lengths.length; i++) {
+                    rtts[i][s] = call(payload, (int) lengths[i]);
+                }
+            }
+            double[] medians = new double[lengths.length];
+            for (int i = 0; i < lengths.length; i++) {
+                medians[i] = median(rtts[i]);
+            }
+            return new RttByLength(lengths, medians);
+        } finally {
+            payload.release();
+        }
+    }
+
+    private long call(ByteBuf payload, int length) throws ProbeException, InterruptedException {
+        long start = nanoClock.getAsLong();
+        Integer answered;
+        try {
+            answered = client.call(server, payload.retainedSlice(0, length)).get(callTimeoutNanos,
+                    TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw new ProbeException("an idle call of " + length + " B failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new ProbeException("an idle call of " + length + " B took longer than "
+                    + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms", e);
+        }
+        long rtt = nanoClock.getAsLong() - start;
+        if (answered == null || answered != length) {
+            throw new ProbeException("an idle call of " + length + " B was answered with " + answered + " B", null);
+        }
+        return Math.max(1, rtt);
+    }
+
+    /** The middle value; of an even count, the mean of the two middle ones. */
+    static double median(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+    }
+
+    /** Why the probe could not measure. */
+    public static final class ProbeException extends Exception {
+        public ProbeException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.homa4j.bench.driver;
+
+import io.homa4j.bench.transport.BenchClient;
+import io.netty.buffer.ByteBuf;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class UnloadedProbeTest {
+    /**
+     * An echo server on a virtual clock: a call of n bytes takes 10 us + n ns, and the third call of every length
+     * (a slow moment of the machine) 1 ms more.
+     */
+    private static final class FakeEcho implements BenchClient {
+        long now;
+        final List<Integer> calls = new ArrayList<>();
+        int answerDelta;
+
+        @Override
+        public CompletableFuture<Integer> call(int server, ByteBuf request) {
+            int length = request.readableBytes();
+            request.release();
+            long seen = calls.stream().filter(c -> c == length).count();
+            calls.add(length);
+            now += 10_000 + length + (seen == 2 ? 1_000_000 : 0);
+            return CompletableFuture.completedFuture(length + answerDelta);
+        }
+
+        @Override
+        public int servers() {
+            return 1;
+        }
+
+        @Override
+        public String describe() {
+            return "fake";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void measuresEveryLengthAfterTheWarmUpAndKeepsTheMedian() throws Exception {
+        FakeEcho echo = new FakeEcho();
+        UnloadedProbe probe = new UnloadedProbe(echo, 0, () -> echo.now, 1_000_000_000L);
+        long[] lengths = {1, 1_000, 200_000};
+        RttByLength table = probe.measure(lengths, 5, 50_000);
+
+        int warmupCalls = echo.calls.size() - 15;
+        assertTrue(warmupCalls >= 1, "warm-up calls: " + warmupCalls);
+        // the warm-up uses only the short lengths, and the measured rounds go over the whole grid in turn
+        assertTrue(echo.calls.subList(0, warmupCalls).stream().allMatch(l -> l <= UnloadedProbe.WARMUP_MAX_BYTES));
+        assertEquals(List.of(1, 1_000, 200_000), echo.calls.subList(warmupCalls, warmupCalls + 3));
+        // the slow third call does not move the median
+        assertEquals(10_001, table.rttNanos(1), 1e-9);
+        assertEquals(11_000, table.rttNanos(1_000), 1e-9);
+        assertEquals(210_000, table.rttNanos(200_000), 1e-9);
+    }
+
+    @Test
+    void aWrongAnswerStopsTheProbe() {
+        FakeEcho echo = new FakeEcho();
+        echo.answerDelta = 1;
+        UnloadedProbe probe = new UnloadedProbe(echo, 0, () -> echo.now, 1_000_000_000L);
+        UnloadedProbe.ProbeException e = assertThrows(UnloadedProbe.ProbeException.class,
+                () -> probe.measure(new long[] {100}, 1, 0));
+        assertTrue(e.getMessage().contains("answered with 101 B"), e.getMessage());
+    }
+
+    @Test
+    void theGridStepsAtPacketBoundariesAndEndsAtTheLongestMessage() {
+        long[] grid = UnloadedProbe.lengths(1_000_000, 1_400);
+        assertEquals(1, grid[0]);
+        assertEquals(1_000_000, grid[grid.length - 1]);
+        for (long boundary : new long[] {1_400, 1_401, 2_800, 2_801, 4_200, 4_201, 5_600}) {
+            assertTrue(java.util.Arrays.binarySearch(grid, boundary) >= 0, "missing " + boundary);
+        }
+        for (int i = 1; i < grid.length; i++) {
+            assertTrue(grid[i] > grid[i - 1]);
+            assertTrue(grid[i] <= Math.max(grid[i - 1] * UnloadedProbe.GRID_RATIO + 1, 5_600), "gap at " + grid[i]);
+        }
+        assertArrayEquals(new long[] {1, 100, 500}, UnloadedProbe.lengths(500, 1_400));
+    }
+
+    @Test
+    void medianOfAnEvenCountIsTheMiddlePairsMean() {
+        assertEquals(2.5, UnloadedProbe.median(new long[] {4, 1, 3, 2}));
+        assertEquals(3, UnloadedProbe.median(new long[] {5, 3, 1}));
+    }
+}
