@@ -135,7 +135,7 @@ CLIENTS=${CLIENTS:-$HOSTS}
 [[ -z "$LOAD_MBPS" || "$LOAD_MBPS" =~ ^[0-9]*[.]?[0-9]+$ ]] || die "--load-mbps must be a number"
 [[ "$RTT_US" == auto || "$RTT_US" =~ ^[0-9]+$ ]] || die "--rtt-us must be a number or auto"
 [[ "$HOMA_MIN_RTT_US" =~ ^[0-9]+$ ]] || die "--homa-min-rtt-us must be a whole number"
-((EUID == 0)) || die "must run as root (the rack is made of network namespaces)"
+((EUID == 0)) || die "must run as root, or without root through rootless.sh (the rack is made of network namespaces)"
 command -v "$JAVA" >/dev/null || die "java is missing"
 command -v python3 >/dev/null || die "python3 is missing (used to measure the rack's RTT)"
 if [[ -n "$CLASSPATH_" ]]; then
@@ -167,6 +167,10 @@ addr() { echo "198.18.0.$1"; }
 realtime_threads() {   # client pids... -- other pids...
   [[ -n "$REALTIME_THREADS" ]] || return 0
   command -v chrt >/dev/null || { log "chrt is missing: no real-time priority for $REALTIME_THREADS"; return 0; }
+  chrt -f 1 true 2>/dev/null || {
+    log "no real-time priority for $REALTIME_THREADS: not permitted here${NETLAB_ROOTLESS:+ (rootless: it needs CAP_SYS_NICE on the machine itself)}"
+    return 0
+  }
   local pid task name done_tids=" " until=$((SECONDS + 10)) missing clients=() others=() unprioritised
   while (($#)) && [[ "$1" != -- ]]; do clients+=("$1"); shift; done
   (($#)) && shift

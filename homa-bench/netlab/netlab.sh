@@ -79,7 +79,7 @@ parse_options() {
 }
 
 require_tools() {
-  ((EUID == 0)) || die "must run as root (network namespaces and qdiscs)"
+  ((EUID == 0)) || die "must run as root, or without root through rootless.sh (network namespaces and qdiscs)"
   command -v ip >/dev/null || die "'ip' (iproute2) is missing"
   command -v tc >/dev/null || die "'tc' (iproute2) is missing"
 }
