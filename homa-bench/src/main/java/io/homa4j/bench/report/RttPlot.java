@@ -23,6 +23,15 @@ public final class RttPlot {
     /** Each title line after the first (a subtitle, e.g. the date and commit) adds this much room above the plot. */
     private static final int SUBTITLE_LINE = 17;
     private static final int BOTTOM = 110;
+    /** A single panel's plot height, and each one's when two are stacked. */
+    private static final int PLOT_HEIGHT = 378;
+    private static final int STACKED_PLOT_HEIGHT = 300;
+    /** Between stacked panels: room for the lower one's legend. */
+    private static final int PANEL_GAP = 44;
+    /** Average glyph widths (Helvetica) of the 16 px title and the 12 px subtitles, for wrapping them. */
+    private static final double TITLE_CHAR_PX = 8.6;
+    private static final double SUBTITLE_CHAR_PX = 6.6;
+    private static final int TITLE_MARGIN = 16;
     private static final String[] COLORS = {"#1f5fbf", "#d62728", "#2ca02c", "#9467bd"};
 
     private RttPlot() {
@@ -61,47 +70,69 @@ public final class RttPlot {
 
     /**
      * The general form: {@code title} may hold several lines ('\n'), the first large, the others (such as the
-     * run's date and commit) smaller.
+     * run's date and commit) smaller; lines too wide for the figure are wrapped.
      */
     public static String render(ResultSet results, String title, List<String> notes, OverloadVerdict verdict,
                                 String yAxisLabel, int minTopDecade,
                                 java.util.function.IntFunction<String> decadeLabels) {
-        String[] titleLines = title.split("\n");
-        int top = TOP + SUBTITLE_LINE * (titleLines.length - 1);
+        return render(results, List.of(new Panel(results, yAxisLabel, minTopDecade, decadeLabels, PLOT_HEIGHT)),
+                title, notes, verdict);
+    }
+
+    /**
+     * The Homa papers' figure: slowdown by message length on top (P50 and P99 per protocol, with the limit's
+     * protocol, such as {@code homa-ideal}, as one more line), the RTT below it, both over the same x axis (each
+     * bucket as wide as its share of {@code rtts}' messages).
+     *
+     * @param slowdownsMilli slowdown x 1000 per protocol and bucket
+     */
+    public static String renderSlowdownAndRtt(ResultSet rtts, ResultSet slowdownsMilli, String title,
+                                              List<String> notes, OverloadVerdict verdict) {
+        return render(rtts, List.of(
+                new Panel(slowdownsMilli, "Slowdown (RTT / unloaded RTT, log scale)", 1, RttPlot::slowdownLabel,
+                        STACKED_PLOT_HEIGHT),
+                new Panel(rtts, "Round-trip time (log scale)", 4, RttPlot::decadeLabel, STACKED_PLOT_HEIGHT)),
+                title, notes, verdict);
+    }
+
+    /** One plot area: its curves, y axis and height; the x axis is the figure's. */
+    private record Panel(ResultSet results, String yAxisLabel, int minTopDecade,
+                         java.util.function.IntFunction<String> decadeLabels, int plotHeight) {
+    }
+
+    private static String render(ResultSet shares, List<Panel> panels, String title, List<String> notes,
+                                 OverloadVerdict verdict) {
+        List<String> titleLines = new ArrayList<>();
+        String[] given = title.split("\n");
+        for (int i = 0; i < given.length; i++) {
+            titleLines.addAll(wrap(given[i], (WIDTH - 2 * TITLE_MARGIN) / (i == 0 ? TITLE_CHAR_PX : SUBTITLE_CHAR_PX)));
+        }
+        int firstSubtitle = wrap(given[0], (WIDTH - 2 * TITLE_MARGIN) / TITLE_CHAR_PX).size();
+        int top = TOP + SUBTITLE_LINE * (titleLines.size() - 1);
         List<String> allNotes = new ArrayList<>(verdict.notes());
         allNotes.addAll(notes);
         notes = allNotes;
-        List<Integer> bounds = results.bucketBounds();
+        List<Integer> bounds = shares.bucketBounds();
         double[] left = new double[bounds.size()];
         double[] right = new double[bounds.size()];
         long total = 0;
         for (int b : bounds) {
-            total += results.totalCount(b);
+            total += shares.totalCount(b);
         }
         double cumulative = 0;
         for (int i = 0; i < bounds.size(); i++) {
             left[i] = cumulative;
-            double share = total == 0 ? 1.0 / bounds.size() : (double) results.totalCount(bounds.get(i)) / total;
+            double share = total == 0 ? 1.0 / bounds.size() : (double) shares.totalCount(bounds.get(i)) / total;
             cumulative += share;
             right[i] = cumulative;
         }
-        double minUs = Double.POSITIVE_INFINITY;
-        double maxUs = 0;
-        for (BucketLatencies row : results.rows()) {
-            if (row.count() > 0) {
-                minUs = Math.min(minUs, row.percentileMicros(50));
-                maxUs = Math.max(maxUs, row.percentileMicros(99));
-            }
+        int panelsHeight = 0;
+        for (Panel panel : panels) {
+            panelsHeight += panel.plotHeight();
         }
-        int lowDecade = Double.isInfinite(minUs) ? 1 : Math.min(1, (int) Math.floor(Math.log10(minUs)));
-        int highDecade = maxUs == 0 ? minTopDecade : Math.max(minTopDecade, (int) Math.ceil(Math.log10(maxUs)));
-        if (highDecade <= lowDecade) {
-            highDecade = lowDecade + 1;
-        }
-        int plotHeight = HEIGHT - TOP - BOTTOM;
-        int height = top + plotHeight + BOTTOM + 16 * Math.max(0, notes.size() - 1);
-        int plotBottom = top + plotHeight;
-        Frame frame = new Frame(lowDecade, highDecade, top, plotBottom);
+        panelsHeight += PANEL_GAP * (panels.size() - 1);
+        int plotBottom = top + panelsHeight;
+        int height = plotBottom + BOTTOM + 16 * Math.max(0, notes.size() - 1);
 
         StringBuilder svg = new StringBuilder();
         svg.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -110,21 +141,71 @@ public final class RttPlot {
                 WIDTH, height, WIDTH, height));
         svg.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>%n",
                 WIDTH, height));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">%s"
-                + "</text>%n", WIDTH / 2, escape(titleLines[0])));
-        for (int i = 1; i < titleLines.length; i++) {
-            svg.append(String.format(Locale.ROOT, "<text class=\"subtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\""
-                    + " font-size=\"12\" fill=\"#444\">%s</text>%n", WIDTH / 2, 28 + SUBTITLE_LINE * i,
-                    escape(titleLines[i])));
+        for (int i = 0; i < titleLines.size(); i++) {
+            boolean main = i < firstSubtitle;
+            svg.append(String.format(Locale.ROOT, "<text%s x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"%d\"%s>"
+                            + "%s</text>%n", main ? "" : " class=\"subtitle\"", WIDTH / 2, 28 + SUBTITLE_LINE * i,
+                    main ? 16 : 12, main ? "" : " fill=\"#444\"", escape(titleLines.get(i))));
         }
+        int panelTop = top;
+        for (int p = 0; p < panels.size(); p++) {
+            Panel panel = panels.get(p);
+            Frame frame = frame(panel, panelTop);
+            drawPanel(svg, panel, frame, bounds, left, right, p == panels.size() - 1);
+            if (verdict.overloaded()) {
+                svg.append(String.format(Locale.ROOT, "<text class=\"overloaded\" x=\"%d\" y=\"%d\""
+                        + " text-anchor=\"middle\" font-size=\"56\" font-weight=\"bold\" fill=\"#b00000\""
+                        + " fill-opacity=\"0.25\">OVERLOADED</text>%n", (LEFT + WIDTH - RIGHT) / 2,
+                        (frame.top + frame.bottom) / 2 + 20));
+            }
+            panelTop = frame.bottom + PANEL_GAP;
+        }
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                (LEFT + WIDTH - RIGHT) / 2, plotBottom + 62, escape("Message length (bucket upper bounds; 1 KB ="
+                        + " 1,000 B), each bucket as wide as its share of the messages")));
+        for (int i = 0; i < notes.size(); i++) {
+            svg.append(String.format(Locale.ROOT, "<text class=\"note\" x=\"%d\" y=\"%d\" fill=\"#b00000\""
+                    + " font-size=\"12\">%s</text>%n", LEFT, plotBottom + BOTTOM - 22 + 16 * i, escape(notes.get(i))));
+        }
+        svg.append("</svg>\n");
+        return svg.toString();
+    }
+
+    private static Frame frame(Panel panel, int top) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = 0;
+        for (BucketLatencies row : panel.results().rows()) {
+            if (row.count() > 0) {
+                min = Math.min(min, row.percentileMicros(50));
+                max = Math.max(max, row.percentileMicros(99));
+            }
+        }
+        int lowDecade = Double.isInfinite(min) ? 0 : Math.min(panel.minTopDecade() - 1,
+                (int) Math.floor(Math.log10(min)));
+        if (panel.minTopDecade() > 1) {
+            lowDecade = Math.min(1, lowDecade);
+        }
+        int highDecade = max == 0 ? panel.minTopDecade()
+                : Math.max(panel.minTopDecade(), (int) Math.ceil(Math.log10(max)));
+        if (highDecade <= lowDecade) {
+            highDecade = lowDecade + 1;
+        }
+        return new Frame(lowDecade, highDecade, top, top + panel.plotHeight());
+    }
+
+    /** Grid, axes, the panel's curves and its legend (one row above the panel, so it never hides a curve). */
+    private static void drawPanel(StringBuilder svg, Panel panel, Frame frame, List<Integer> bounds, double[] left,
+                                  double[] right, boolean xLabels) {
+        int top = frame.top;
+        int plotBottom = frame.bottom;
         // y grid: decades labelled, 2x and 5x as light lines
-        for (int d = lowDecade; d <= highDecade; d++) {
+        for (int d = frame.lowDecade; d <= frame.highDecade; d++) {
             double y = frame.y(Math.pow(10, d));
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#bbb\""
                     + " stroke-width=\"1\"/>%n", LEFT, y, WIDTH - RIGHT, y));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
-                    LEFT - 8, y + 4, escape(decadeLabels.apply(d))));
-            if (d < highDecade) {
+                    LEFT - 8, y + 4, escape(panel.decadeLabels().apply(d))));
+            if (d < frame.highDecade) {
                 for (int m : new int[] {2, 5}) {
                     double ym = frame.y(m * Math.pow(10, d));
                     svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\""
@@ -137,6 +218,11 @@ public final class RttPlot {
         double[] rowEnd = {-1e9, -1e9};
         for (int i = 0; i < bounds.size(); i++) {
             double x = frame.x(right[i]);
+            if (!xLabels) {
+                svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\""
+                        + " stroke=\"#888\"/>%n", x, plotBottom, x, plotBottom + 4));
+                continue;
+            }
             String label = lengthLabel(bounds.get(i));
             double halfWidth = label.length() * 3.6; // about half the label's width at 13 px
             int row = x - halfWidth >= rowEnd[0] + 4 ? 0 : 1;
@@ -147,25 +233,17 @@ public final class RttPlot {
             rowEnd[row] = x + halfWidth;
         }
         svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
-                + " stroke=\"#333\"/>%n", LEFT, top, WIDTH - LEFT - RIGHT, plotHeight));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-                (LEFT + WIDTH - RIGHT) / 2, plotBottom + 62, escape("Message length (bucket upper bounds; 1 KB ="
-                        + " 1,000 B), each bucket as wide as its share of the messages")));
+                + " stroke=\"#333\"/>%n", LEFT, top, WIDTH - LEFT - RIGHT, plotBottom - top));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\""
                 + " transform=\"rotate(-90 %d %d)\">%s</text>%n", Y_TITLE_X, (top + plotBottom) / 2, Y_TITLE_X,
-                (top + plotBottom) / 2, escape(yAxisLabel)));
-        if (verdict.overloaded()) {
-            svg.append(String.format(Locale.ROOT, "<text class=\"overloaded\" x=\"%d\" y=\"%d\""
-                    + " text-anchor=\"middle\" font-size=\"56\" font-weight=\"bold\" fill=\"#b00000\""
-                    + " fill-opacity=\"0.25\">OVERLOADED</text>%n", (LEFT + WIDTH - RIGHT) / 2,
-                    (top + plotBottom) / 2 + 20));
-        }
+                (top + plotBottom) / 2, escape(panel.yAxisLabel())));
 
+        ResultSet results = panel.results();
         List<String> legend = new ArrayList<>();
         List<String> protocols = results.protocols();
         for (int p = 0; p < protocols.size(); p++) {
             String protocol = protocols.get(p);
-            String color = COLORS[p % COLORS.length];
+            String color = color(protocol, p);
             for (double percentile : new double[] {50, 99}) {
                 boolean median = percentile == 50;
                 StringBuilder points = new StringBuilder();
@@ -191,7 +269,6 @@ public final class RttPlot {
                 legend.add(protocol + (median ? " P50" : " P99") + "|" + color + "|" + (median ? "" : "7,4"));
             }
         }
-        // legend: one row between the title and the plot, so it never hides a curve
         double lx = LEFT;
         int ly = top - 22;
         for (String entry : legend) {
@@ -202,14 +279,51 @@ public final class RttPlot {
             svg.append(marker(parts[2].isEmpty(), lx + 16, ly, parts[1]));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\">%s</text>%n", lx + 38, ly + 4,
                     escape(parts[0])));
-            lx += 38 + parts[0].length() * 7.5 + 26;
+            lx += 38 + parts[0].length() * 7.0 + 14;
         }
-        for (int i = 0; i < notes.size(); i++) {
-            svg.append(String.format(Locale.ROOT, "<text class=\"note\" x=\"%d\" y=\"%d\" fill=\"#b00000\""
-                    + " font-size=\"12\">%s</text>%n", LEFT, plotBottom + BOTTOM - 22 + 16 * i, escape(notes.get(i))));
+    }
+
+    /** Homa blue, TCP red, the simulated limit green; other protocols by position. */
+    private static String color(String protocol, int index) {
+        return switch (protocol) {
+            case "homa" -> COLORS[0];
+            case "tcp" -> COLORS[1];
+            case "homa-ideal" -> COLORS[2];
+            default -> COLORS[index % COLORS.length];
+        };
+    }
+
+    /**
+     * {@code line} cut at its " \u00b7 " separators (else at spaces) into lines of at most {@code maxChars}
+     * characters, so that a long subtitle stays inside the figure.
+     */
+    static List<String> wrap(String line, double maxChars) {
+        List<String> lines = new ArrayList<>();
+        if (line.length() <= maxChars) {
+            lines.add(line);
+            return lines;
         }
-        svg.append("</svg>\n");
-        return svg.toString();
+        String separator = line.contains(" \u00b7 ") ? " \u00b7 " : " ";
+        StringBuilder current = new StringBuilder();
+        for (String piece : line.split(java.util.regex.Pattern.quote(separator))) {
+            if (current.length() > 0 && current.length() + separator.length() + piece.length() > maxChars) {
+                lines.add(current.toString());
+                current.setLength(0);
+            }
+            if (current.length() > 0) {
+                current.append(separator);
+            }
+            current.append(piece);
+        }
+        lines.add(current.toString());
+        if (separator.equals(" \u00b7 ")) {
+            List<String> fitted = new ArrayList<>();
+            for (String l : lines) {
+                fitted.addAll(l.length() > maxChars ? wrap(l.replace(" \u00b7 ", " "), maxChars) : List.of(l));
+            }
+            return fitted;
+        }
+        return lines;
     }
 
     /** P50: a filled circle; P99: an open square (in the legend as on the curves). */
@@ -251,18 +365,27 @@ public final class RttPlot {
         return value + " " + units[unit];
     }
 
+    /** 10^decade as a slowdown: "1", "10", "100", "0.1". */
+    public static String slowdownLabel(int decade) {
+        return decade >= 0 ? Long.toString((long) Math.pow(10, decade)) : Double.toString(Math.pow(10, decade));
+    }
+
     static String escape(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     /** Maps cumulative fraction and RTT to the plot area. */
     private static final class Frame {
+        private final int lowDecade;
+        private final int highDecade;
         private final double lowLog;
         private final double highLog;
         private final int top;
         private final int bottom;
 
         Frame(int lowDecade, int highDecade, int top, int bottom) {
+            this.lowDecade = lowDecade;
+            this.highDecade = highDecade;
             this.lowLog = lowDecade;
             this.highLog = highDecade;
             this.top = top;

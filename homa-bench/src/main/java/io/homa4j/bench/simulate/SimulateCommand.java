@@ -258,7 +258,7 @@ public final class SimulateCommand implements BenchCommand {
                 plan.setup().describe());
         Files.writeString(dir.resolve("slowdown.svg"),
                 RttPlot.render(slowdowns, title, plotNotes(result), "Slowdown (RTT / unloaded RTT, log scale)", 2,
-                        decade -> decade >= 0 ? Long.toString((long) Math.pow(10, decade)) : Double.toString(Math.pow(10, decade))),
+                        RttPlot::slowdownLabel),
                 StandardCharsets.UTF_8);
 
         List<String> report = new ArrayList<>(header);

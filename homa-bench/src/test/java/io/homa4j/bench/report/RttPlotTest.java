@@ -195,4 +195,58 @@ class RttPlotTest {
         assertTrue(texts.contains("W4") && texts.contains("2026-12-03, commit abc"), "title lines " + texts);
         assertTrue(!texts(parse(RttPlot.render(set, "t"))).contains("OVERLOADED"));
     }
+
+    @Test
+    void thePapersFigureStacksSlowdownWithTheLimitOverRtt() throws Exception {
+        ResultSet rtts = new ResultSet()
+                .add("homa", 315, histogram(20, 25, 30, 400)).add("homa", 1_000_000, histogram(900, 1200))
+                .add("tcp", 315, histogram(60, 70, 3_000)).add("tcp", 1_000_000, histogram(1500, 9000));
+        // slowdown x 1000 is held as RTT nanoseconds are: histogram(us) holds us x 1000, i.e. a slowdown of us
+        ResultSet slowdowns = new ResultSet()
+                .add("homa", 315, histogram(2, 3)).add("homa", 1_000_000, histogram(4))
+                .add("tcp", 315, histogram(9)).add("tcp", 1_000_000, histogram(12))
+                .add("homa-ideal", 315, histogram(1, 2)).add("homa-ideal", 1_000_000, histogram(2));
+        Document doc = parse(RttPlot.renderSlowdownAndRtt(rtts, slowdowns, "W4\nsubtitle", List.of(),
+                new OverloadVerdict(List.of(), false)));
+        NodeList lines = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "polyline");
+        assertEquals(6 + 4, lines.getLength(), "P50 and P99 of three protocols over those of two");
+        List<String> ideal = new ArrayList<>();
+        for (int i = 0; i < lines.getLength(); i++) {
+            Element line = (Element) lines.item(i);
+            if (line.getAttribute("data-protocol").equals("homa-ideal")) {
+                ideal.add(line.getAttribute("stroke"));
+            }
+        }
+        assertEquals(List.of("#2ca02c", "#2ca02c"), ideal, "the limit: one colour of its own");
+        List<String> texts = texts(doc);
+        assertTrue(texts.stream().anyMatch(t -> t.startsWith("Slowdown")), texts.toString());
+        assertTrue(texts.stream().anyMatch(t -> t.startsWith("Round-trip time")), texts.toString());
+        assertTrue(texts.contains("homa-ideal P99") && texts.contains("1 MB"), texts.toString());
+        assertEquals(1, texts.stream().filter(t -> t.equals("1 MB")).count(), "x labels under the lower panel only");
+    }
+
+    /** The README figure's subtitle ran off both edges: every title line now fits the 900 px figure. */
+    @Test
+    void aLongSubtitleIsWrappedToFitTheFigure() throws Exception {
+        String subtitle = "3 repeats of 204 s per protocol (merged) \u00b7 largest bucket 120 KB-1 MB (10% of messages)"
+                + " \u00b7 2026-12-06 19:58 UTC \u00b7 commit 7ed40f6 \u00b7 load average 0.00 0.01 0.05"
+                + " \u00b7 link 50 Mbit/s chosen by calibration (machine 41% busy)";
+        ResultSet set = new ResultSet().add("homa", 100, histogram(10));
+        Document doc = parse(RttPlot.render(set, "W4 (max 1 MB) at 80% load, emulated rack: Homa vs TCP\n" + subtitle));
+        NodeList nodes = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "text");
+        StringBuilder joined = new StringBuilder();
+        int subtitles = 0;
+        for (int i = 0; i < nodes.getLength(); i++) {
+            Element e = (Element) nodes.item(i);
+            if (e.getAttribute("class").equals("subtitle")) {
+                subtitles++;
+                // centred at 450: half of it at 6.6 px per character must stay inside the figure
+                assertTrue(e.getTextContent().length() * 6.6 / 2 <= 450 - 16, e.getTextContent());
+                joined.append(joined.length() == 0 ? "" : " \u00b7 ").append(e.getTextContent());
+            }
+        }
+        assertTrue(subtitles >= 2, "wrapped into " + subtitles + " lines");
+        assertEquals(subtitle, joined.toString(), "nothing lost in the wrapping");
+        assertEquals(List.of("a b", "c"), RttPlot.wrap("a b c", 3));
+    }
 }
