@@ -60,6 +60,12 @@ PORT=4500
 CLIENTS=""        # clients run in hosts 1..CLIENTS (default: every host)
 LOAD_MBPS=""      # request bits per client; overrides --load
 PREFIX=${NETLAB_PREFIX:-homa-lab}
+# --unloaded-only: instead of the loaded runs, each protocol's unloaded RTT by length on the idle rack (one call at
+# a time from h1 to h2 after a warm-up: `homa-bench.jar unloaded`) into OUT/unloaded-<protocol>.csv.
+# --unloaded-dir DIR: the loaded runs' clients divide every call's RTT by DIR/unloaded-<protocol>.csv (slowdown).
+UNLOADED_ONLY=0
+UNLOADED_DIR=""
+UNLOADED_WARMUP=10
 # The heap at its full size from the start, touched before the run: a growing heap pauses the JVMs in the first
 # seconds, and a pause stops the generator too (late sends).
 # 128 MB, not more: kernels that run DAMON proactive reclaim (kdamond, action pageout) treat a pre-touched page a JVM
@@ -79,11 +85,13 @@ usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0
                   [--max-message B] [--rtt-us N|auto] [--protocols homa,tcp] [--buffer-pkts N] [--warmup S]
                   [--seed S] [--tcp-connections N] [--max-outstanding N] [--jar PATH] [--prefix homa-...]
                   [--clients N] [--load-mbps M] [--homa-min-rtt-us N] [--java PATH] [--classpath CP]
-                  [--host-queues fifo|prio] [--realtime-threads REGEX]
+                  [--host-queues fifo|prio] [--realtime-threads REGEX] [--unloaded-only] [--unloaded-dir DIR]
   --clients N: clients only in hosts 1..N (servers in every host); --load-mbps M: each client's request
   bits per second, instead of the rate derived from --load (load x link / 2, for all-to-all echo traffic)
   --java/--classpath: the java binary and a class path holding io.homa4j.bench.Main (instead of java -jar JAR;
   the bench jar's own 'compare --where rack' passes its own)
+  --unloaded-only: measure each protocol's unloaded RTT by length (OUT/unloaded-<protocol>.csv), no loaded runs;
+  --unloaded-dir DIR: the clients also record each call's slowdown against DIR/unloaded-<protocol>.csv
   --homa-min-rtt-us N: floor of Homa's RTT budget (default $HOMA_MIN_RTT_US; Homa's budget is the measured or given
   --rtt-us plus a full frame's serialization on both hops, if larger)
   single long-message flow: --hosts 2 --clients 1 --workload 1000000 --load-mbps <just under the link>
@@ -121,6 +129,8 @@ while (($#)); do
     --clients) CLIENTS=${2:?}; shift 2 ;;
     --load-mbps) LOAD_MBPS=${2:?}; shift 2 ;;
     --prefix) PREFIX=${2:?}; shift 2 ;;
+    --unloaded-only) UNLOADED_ONLY=1; shift ;;
+    --unloaded-dir) UNLOADED_DIR=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) echo "compare.sh: unknown option '$1'" >&2; usage ;;
   esac
@@ -329,10 +339,43 @@ ticks_per_second=$(getconf CLK_TCK)
 failed=0
 client_dirs=()
 
+# One protocol's unloaded RTT by length: a server in h2, the probe in h1, nothing else on the rack.
+run_unloaded() {
+  local protocol=$1 rtt_us=$RTT_US server_pid
+  [[ "$protocol" == homa ]] && rtt_us=$HOMA_RTT_US
+  netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" --host-queues "$HOST_QUEUES" >/dev/null
+  local common=(--protocol "$protocol" --port "$PORT" --link-mbps "$LINK_MBPS" --link-framing-bytes 14
+    --rtt-us "$rtt_us" --max-message "$MAX_MESSAGE")
+  # shellcheck disable=SC2086
+  ip netns exec "$PREFIX-h2" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" server "${common[@]}" --bind "$(addr 2)" \
+    >"$OUT/unloaded-$protocol-server.out" 2>&1 &
+  server_pid=$!
+  jvm_pids+=("$server_pid")
+  local deadline=$((SECONDS + 90))
+  until grep -q '^homa-bench server: protocol=' "$OUT/unloaded-$protocol-server.out" 2>/dev/null; do
+    kill -0 "$server_pid" 2>/dev/null || { tail -5 "$OUT/unloaded-$protocol-server.out" >&2; die "$protocol server in h2 exited"; }
+    ((SECONDS < deadline)) || die "$protocol server in h2 not serving after 90 s"
+    sleep 0.2
+  done
+  log "$protocol: unloaded RTT by length, one call at a time h1 -> h2 after a $UNLOADED_WARMUP s warm-up"
+  # shellcheck disable=SC2086
+  ip netns exec "$PREFIX-h1" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" unloaded "${common[@]}" --bind "$(addr 1)" \
+    --servers "$(addr 2):$PORT" --workload "$WORKLOAD" --warmup "$UNLOADED_WARMUP" \
+    --out "$OUT/unloaded-$protocol.csv" >"$OUT/unloaded-$protocol.out" 2>&1 ||
+    { tail -5 "$OUT/unloaded-$protocol.out" >&2; die "$protocol: the unloaded probe failed"; }
+  log "$protocol: $(tail -1 "$OUT/unloaded-$protocol.out")"
+  stop_jvms
+}
+
 run_protocol() {
   local protocol=$1 dir="$OUT/$1" i j servers
   local rtt_us=$RTT_US
   if [[ "$protocol" == homa ]]; then rtt_us=$HOMA_RTT_US; fi
+  local slowdown_args=()
+  if [[ -n "$UNLOADED_DIR" ]]; then
+    [[ -f "$UNLOADED_DIR/unloaded-$protocol.csv" ]] || die "no unloaded RTT for $protocol in $UNLOADED_DIR"
+    slowdown_args=(--unloaded-rtt "$UNLOADED_DIR/unloaded-$protocol.csv")
+  fi
   rm -rf "$dir"
   mkdir -p "$dir"
   # a fresh rack for each protocol: empty queues, zeroed switch counters
@@ -356,7 +399,7 @@ run_protocol() {
       # ip netns exec execs the JVM in place, so $! is the JVM's pid (a shell function here would hide it)
       ip netns exec "$PREFIX-h$i" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" node "${common[@]}" --servers "$servers" \
         --workload "$WORKLOAD" --load-mbps "$request_mbps" --duration "$DURATION" --out "$dir/client-h$i" \
-        --seed $((SEED * 1000 + i)) --start-file "$dir/start" "${extra_client_args[@]}" \
+        --seed $((SEED * 1000 + i)) --start-file "$dir/start" "${extra_client_args[@]}" "${slowdown_args[@]}" \
         >"$dir/node-h$i.out" 2>"$dir/node-h$i.err" &
       client_pids+=($!)
     else
@@ -459,6 +502,13 @@ run_protocol() {
   log "$protocol: switch ports (level: sent/dropped/backlog): $(grep -E '^ +p[0-9]+:' "$dir/switch.txt" | tr -s ' ' | tr '\n' ';')"
 }
 
+if ((UNLOADED_ONLY)); then
+  for protocol in "${protocol_list[@]}"; do
+    run_unloaded "$protocol"
+  done
+  echo "results: $(for protocol in "${protocol_list[@]}"; do printf '%s ' "$OUT/unloaded-$protocol.csv"; done)"
+  exit 0
+fi
 for protocol in "${protocol_list[@]}"; do
   run_protocol "$protocol"
 done
