@@ -360,7 +360,7 @@ run_unloaded() {
   log "$protocol: unloaded RTT by length, one call at a time h1 -> h2 after a $UNLOADED_WARMUP s warm-up"
   # shellcheck disable=SC2086
   ip netns exec "$PREFIX-h1" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" unloaded "${common[@]}" --bind "$(addr 1)" \
-    --servers "$(addr 2):$PORT" --workload "$WORKLOAD" --warmup "$UNLOADED_WARMUP" \
+    --server "$(addr 2):$PORT" --warmup "$UNLOADED_WARMUP" \
     --out "$OUT/unloaded-$protocol.csv" >"$OUT/unloaded-$protocol.out" 2>&1 ||
     { tail -5 "$OUT/unloaded-$protocol.out" >&2; die "$protocol: the unloaded probe failed"; }
   log "$protocol: $(tail -1 "$OUT/unloaded-$protocol.out")"

@@ -41,8 +41,8 @@ public final class Cli {
             description = {"Homa4J's bench: Homa against TCP on loopback, in an emulated rack of network namespaces,"
                     + " or in a simulated one; fault, hostile-peer and soak runs; JMH.", "",
                     "`" + PROGRAM + " COMMAND --help` tells a command's options."},
-            subcommands = {ServerCommand.class, ClientCommand.class, NodeCommand.class, MergeCommand.class,
-                    CompareCommand.class, SimulateCommand.class, SoakCommand.class, HostileCommand.class,
+            subcommands = {ServerCommand.class, ClientCommand.class, NodeCommand.class, UnloadedCommand.class,
+                    MergeCommand.class, CompareCommand.class, SimulateCommand.class, SoakCommand.class, HostileCommand.class,
                     FaultsCommand.class, JmhCommand.class, CommandLine.HelpCommand.class})
     static final class Root {
         @Mixin

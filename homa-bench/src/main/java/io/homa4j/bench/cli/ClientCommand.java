@@ -3,7 +3,9 @@ package io.homa4j.bench.cli;
 import io.homa4j.bench.driver.LatencyRecorder;
 import io.homa4j.bench.driver.LengthBuckets;
 import io.homa4j.bench.driver.OpenLoopDriver;
+import io.homa4j.bench.driver.RttByLength;
 import io.homa4j.bench.driver.RunStats;
+import io.homa4j.bench.driver.SlowdownRecorder;
 import io.homa4j.bench.report.HistogramsCsv;
 import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.ResultsCsv;
@@ -17,7 +19,10 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
 
-/** {@code client}: one open-loop run against running echo servers; writes results.csv and histograms.csv. */
+/**
+ * {@code client}: one open-loop run against running echo servers; writes results.csv and histograms.csv (and, given
+ * the unloaded RTT by length, every call's slowdown in slowdown-histograms.csv).
+ */
 @Command(name = "client", sortOptions = false,
         description = "Open-loop Poisson client; writes DIR/results.csv and DIR/histograms.csv.")
 final class ClientCommand implements BenchCommand {
@@ -54,6 +59,8 @@ final class ClientCommand implements BenchCommand {
     /** As {@link #execute(ClientPlan, PrintStream, PrintStream)}, as the client of {@code local} (null: on its own). */
     static RunStats execute(ClientPlan plan, BenchServer local, PrintStream out, PrintStream err) throws Exception {
         LatencyRecorder recorder = new LatencyRecorder(LengthBuckets.forWorkload(plan.driver().workload()));
+        SlowdownRecorder slowdowns = plan.unloadedRtt() == null ? null
+                : new SlowdownRecorder(recorder.buckets(), RttByLength.read(plan.unloadedRtt()));
         RunStats stats;
         OpenLoopDriver driver;
         try (BenchClient client = plan.protocol().connect(plan.servers(), plan.transport(), local)) {
@@ -62,7 +69,7 @@ final class ClientCommand implements BenchCommand {
                             + " (%.0f requests/s), %d length buckets %s", plan.protocol().id(),
                     plan.driver().workload(), plan.driver().workload().meanBytes(), plan.driver().loadMbps(),
                     1e9 / plan.driver().meanGapNanos(), recorder.buckets().count(), recorder.buckets()));
-            driver = new OpenLoopDriver(plan.driver(), client, recorder, progress(plan, err));
+            driver = new OpenLoopDriver(plan.driver(), client, recorder, slowdowns, progress(plan, err));
             stats = driver.run(plan.protocol().id());
             if (!client.statistics().isEmpty()) {
                 err.println(client.statistics());
@@ -74,6 +81,10 @@ final class ClientCommand implements BenchCommand {
         ResultSet results = new ResultSet().addRecorder(plan.protocol().id(), recorder);
         ResultsCsv.write(plan.out(), results.rows());
         HistogramsCsv.write(plan.out(), results.rows());
+        if (slowdowns != null) {
+            HistogramsCsv.write(plan.out(), SlowdownRecorder.FILE_NAME,
+                    new ResultSet().addRecorder(plan.protocol().id(), slowdowns.milli()).rows());
+        }
         RunsCsv.write(plan.out(), List.of(new RunsCsv.ClientRun(plan.driver().workload().toString(),
                 java.time.Instant.now(), Provenance.commit(), stats)));
         driver.writeLargestCalls(plan.out().resolve("largest-calls.csv"));

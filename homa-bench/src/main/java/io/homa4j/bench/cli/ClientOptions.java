@@ -1,6 +1,7 @@
 package io.homa4j.bench.cli;
 
 import io.homa4j.bench.driver.DriverConfig;
+import io.homa4j.bench.driver.SlowdownRecorder;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -75,11 +76,16 @@ public final class ClientOptions {
             + " to an arrival, microseconds (default " + DEFAULT_SPIN_US + ")")
     int spinUs = DEFAULT_SPIN_US;
 
+    @Option(names = "--unloaded-rtt", paramLabel = "FILE", description = "the unloaded RTT by length (as `unloaded`"
+            + " writes it): each measured call's slowdown also goes into DIR/" + SlowdownRecorder.FILE_NAME)
+    Path unloadedRtt;
+
     /** The run these options describe. */
     ClientPlan plan() {
         DriverConfig driver = new DriverConfig(workload.truncatedAt(maxMessage), loadMbps, Converters.nanos(warmup),
                 Converters.nanos(duration), maxOutstanding, maxWaiting, Converters.nanos(drain),
                 TimeUnit.MICROSECONDS.toNanos(spinUs), seed.seed());
-        return new ClientPlan(endpoint.protocol(), servers, endpoint.transport(0, maxMessage), driver, out, progress);
+        return new ClientPlan(endpoint.protocol(), servers, endpoint.transport(0, maxMessage), driver, out, progress,
+                unloadedRtt);
     }
 }

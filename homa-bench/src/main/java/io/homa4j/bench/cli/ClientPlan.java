@@ -14,9 +14,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * One open-loop client run, checked: what {@code client} and {@code node} run, and what a launcher hands a client
  * JVM as {@link #argv()}, which {@code client} parses back into the same plan.
+ *
+ * @param unloadedRtt the unloaded RTT by length ({@link io.homa4j.bench.driver.RttByLength}'s file) each call's
+ *                    slowdown is measured against, or null: no slowdown
  */
 public record ClientPlan(Protocol protocol, List<InetSocketAddress> servers, TransportOptions transport,
-                         DriverConfig driver, Path out, Progress progress) {
+                         DriverConfig driver, Path out, Progress progress, Path unloadedRtt) {
 
     /** How the run shows its progress on stderr. */
     public enum Progress {
@@ -41,7 +44,7 @@ public record ClientPlan(Protocol protocol, List<InetSocketAddress> servers, Tra
 
     /** The same run against other servers. */
     public ClientPlan withServers(List<InetSocketAddress> newServers) {
-        return new ClientPlan(protocol, List.copyOf(newServers), transport, driver, out, progress);
+        return new ClientPlan(protocol, List.copyOf(newServers), transport, driver, out, progress, unloadedRtt);
     }
 
     /** The options of {@code client} that give this plan. */
@@ -65,6 +68,9 @@ public record ClientPlan(Protocol protocol, List<InetSocketAddress> servers, Tra
                 "--spin-us", Long.toString(TimeUnit.NANOSECONDS.toMicros(driver.spinNanos())),
                 "--progress", progress.toString(),
                 "--out", out.toString()));
+        if (unloadedRtt != null) {
+            argv.addAll(List.of("--unloaded-rtt", unloadedRtt.toString()));
+        }
         return argv;
     }
 }

@@ -1,6 +1,8 @@
 package io.homa4j.bench.cli;
 
 import io.homa4j.bench.driver.LengthBuckets;
+import io.homa4j.bench.rack.LinkRateCalibration;
+import io.homa4j.bench.rack.RackLimits;
 import io.homa4j.bench.transport.Protocol;
 import io.homa4j.bench.workload.Workload;
 import picocli.CommandLine.ArgGroup;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntFunction;
 
 /**
  * {@code compare}: the README's main job, Homa against TCP with the same workload, seed and load, in repeats
@@ -24,13 +27,13 @@ import java.util.Locale;
  * place takes chooses that place too. This class only turns the options into a {@link ComparePlan}.
  */
 @Command(name = "compare", sortOptions = false, description = {"Homa vs TCP in repeats: the README's main job.",
-        "In the emulated rack when this process can build it (root, ip, tc), else on loopback. Writes DIR/results.csv,"
-                + " DIR/rtt.svg, DIR/runs.csv and DIR/" + CompareReport.RESULTS_FILE + " and prints the table. Repeat r"
-                + " uses seed S+r-1."})
+        "In the emulated rack when this process can build it (root or a user namespace; ip, tc), else on loopback."
+                + " Writes DIR/results.csv, DIR/rtt.svg, DIR/runs.csv, DIR/" + CompareReport.RESULTS_FILE + " and,"
+                + " in the rack, DIR/slowdown.csv, and prints the tables. Repeat r uses seed S+r-1."})
 final class CompareCommand implements BenchCommand {
     /**
-     * The rack's link rate: as high as the data path allows while the rack's machine stays below about 70% busy
-     * ({@link CompareReport#RACK_CPU_LIMIT_PCT}); above that the hosts compete for CPU more than for the link.
+     * The rack's link rate before the calibration picks one for this machine ({@link LinkRateCalibration}): what
+     * the plan's rate-dependent defaults are first resolved at.
      */
     static final int RACK_LINK_MBPS = 50;
     static final int RACK_HOSTS = 4;
@@ -137,8 +140,9 @@ final class CompareCommand implements BenchCommand {
     Double load;
 
     @Bounds(min = 1, max = 1_000_000)
-    @Option(names = "--link-mbps", paramLabel = "N", description = "link rate (default " + RACK_LINK_MBPS
-            + " in the rack, " + LOOPBACK_LINK_MBPS + " on loopback)")
+    @Option(names = "--link-mbps", paramLabel = "N", description = "link rate (default: in the rack the highest of"
+            + " 100/50/25/10 at which the machine stays under 50% busy, by a short calibration; " + LOOPBACK_LINK_MBPS
+            + " on loopback)")
     Integer linkMbps;
 
     @Bounds(min = 0, minExclusive = true, max = 86_400)
@@ -209,12 +213,34 @@ final class CompareCommand implements BenchCommand {
                     + " emulated rack") + " do not apply " + (rack ? "in the rack" : "on loopback") + " (see --where)");
         }
         ComparePlan plan = plan(rack);
-        Comparison comparison = rack ? new RackComparison(plan) : new LoopbackComparison(plan);
-        return comparison.run(out, err);
+        if (!rack) {
+            return new LoopbackComparison(plan).run(out, err);
+        }
+        String refusal = RackLimits.hostsRefusal(plan.rack().hosts(), RackLimits.availableMemoryBytes());
+        if (refusal != null) {
+            throw new UsageException("compare: " + refusal);
+        }
+        if (Rack.rootlessHere()) {
+            out.println("compare: not root: the rack runs rootless, in a user namespace that owns its network"
+                    + " namespaces (no real-time priority for the load generators there)");
+        }
+        IntFunction<ComparePlan> atRate = rate -> {
+            try {
+                return plan(true, rate);
+            } catch (UsageException e) {
+                throw new IllegalStateException("the options were checked at the first rate: " + e.getMessage(), e);
+            }
+        };
+        return new RackComparison(plan, atRate, linkMbps == null).run(out, err);
     }
 
     /** The plan of these options in the rack or on loopback, every default resolved. */
     ComparePlan plan(boolean rack) throws UsageException {
+        return plan(rack, linkMbps);
+    }
+
+    /** As {@link #plan(boolean)}, at {@code linkMbps} (null: the place's default). */
+    ComparePlan plan(boolean rack, Integer linkMbps) throws UsageException {
         if (new HashSet<>(protocols).size() != protocols.size()) {
             throw new UsageException("compare: --protocols names a protocol twice: " + protocols);
         }
@@ -236,13 +262,13 @@ final class CompareCommand implements BenchCommand {
                     loopbackOptions.drain);
         }
         double load = this.load != null ? this.load : rack ? RACK_LOAD : LOOPBACK_LOAD;
-        int linkMbps = this.linkMbps != null ? this.linkMbps : rack ? RACK_LINK_MBPS : LOOPBACK_LINK_MBPS;
+        int rate = linkMbps != null ? linkMbps : rack ? RACK_LINK_MBPS : LOOPBACK_LINK_MBPS;
         double warmup = this.warmup != null ? this.warmup : rack ? RACK_WARMUP_SECONDS : LOOPBACK_WARMUP_SECONDS;
         Integer rtt = rttUs != null || rack ? rttUs : Integer.valueOf(RttOption.DEFAULT_RTT_US);
-        ComparePlan draft = new ComparePlan(protocols, cut, maxMessage, load, linkMbps, 0, warmup, seed.seed(),
+        ComparePlan draft = new ComparePlan(protocols, cut, maxMessage, load, rate, 0, warmup, seed.seed(),
                 maxOutstanding, tcpConnections, rtt, repeats, out, rackSetup, loopbackSetup);
         double duration = this.duration != null ? this.duration : autoDuration(cut, draft.requestMbps(), repeats);
-        return new ComparePlan(protocols, cut, maxMessage, load, linkMbps, duration, warmup, seed.seed(),
+        return new ComparePlan(protocols, cut, maxMessage, load, rate, duration, warmup, seed.seed(),
                 maxOutstanding, tcpConnections, rtt, repeats, out, rackSetup, loopbackSetup);
     }
 

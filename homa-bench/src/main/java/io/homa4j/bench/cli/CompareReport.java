@@ -1,10 +1,14 @@
 package io.homa4j.bench.cli;
 
 import io.homa4j.bench.driver.LengthBuckets;
+import io.homa4j.bench.driver.RttByLength;
 import io.homa4j.bench.driver.RunStats;
 import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.RttPlot;
 import io.homa4j.bench.report.RunsCsv;
+import io.homa4j.bench.report.SlowdownCsv;
+import io.homa4j.bench.report.SlowdownTable;
+import io.homa4j.bench.simulate.IdealRack;
 import io.homa4j.bench.transport.Protocol;
 
 import java.io.IOException;
@@ -13,8 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What {@code compare} shows once its repeats ran: the merged table with the headline ratios, the plot, the CSV
@@ -35,6 +41,12 @@ final class CompareReport {
     private final List<RunsCsv.ClientRun> runs = new ArrayList<>();
     private final List<String> labels = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    /** Slowdown x 1000 of every repeat's calls, per protocol and bucket (the rack's clients record it). */
+    private final ResultSet slowdowns = new ResultSet();
+    /** Each protocol's unloaded RTT by length on the idle rack: what its slowdowns divide by. */
+    private final Map<String, RttByLength> unloaded = new LinkedHashMap<>();
+    /** Homa with ideal hosts on the same rack; null when not simulated. */
+    private IdealRack.Result ideal;
 
     /** Starts the report of {@code plan}: the results file's clock and load average start now. */
     CompareReport(ComparePlan plan) {
@@ -57,6 +69,21 @@ final class CompareReport {
         results.rows().forEach(row -> merged.add(row.protocol(), row.bucketMaxBytes(), row.histogram()));
     }
 
+    /** Adds one repeat's slowdown histograms (slowdown x 1000), every protocol's. */
+    void addSlowdowns(ResultSet repeat) {
+        repeat.rows().forEach(row -> slowdowns.add(row.protocol(), row.bucketMaxBytes(), row.histogram()));
+    }
+
+    /** The unloaded RTT by length {@code protocol}'s slowdowns were measured against. */
+    void setUnloaded(String protocol, RttByLength table) {
+        unloaded.put(protocol, table);
+    }
+
+    /** Homa's limit on the same rack, shown as {@link SlowdownTable#IDEAL}. */
+    void setIdeal(IdealRack.Result result) {
+        ideal = result;
+    }
+
     /** A line shown under the summary lines and kept in the results file (the rack's CPU and losses). */
     void addNote(String line) {
         notes.add(line);
@@ -66,8 +93,18 @@ final class CompareReport {
     int finish(String place, PrintStream out) throws IOException {
         out.println();
         List<String> shown = new ArrayList<>();
-        String table = MergeCommand.write(new MergeCommand.Figure(merged, runs, repeats), plan.outDir(),
-                title(place), MergeCommand.failureNotes(runs), out);
+        ResultSet figureSlowdowns = slowdownsWithIdeal();
+        String table = MergeCommand.write(new MergeCommand.Figure(merged, runs, repeats), figureSlowdowns,
+                plan.outDir(), title(place), MergeCommand.failureNotes(runs), out);
+        if (!figureSlowdowns.isEmpty()) {
+            List<SlowdownCsv.Row> rows = slowdownRows();
+            Path csv = SlowdownCsv.write(plan.outDir(), rows);
+            String slowdownTable = SlowdownTable.format(figureSlowdowns, rows);
+            out.println();
+            out.print(slowdownTable);
+            out.println("wrote " + csv);
+            table = table + "\n" + slowdownTable;
+        }
         shown.addAll(table.lines().toList());
         for (int i = 0; i < runs.size(); i++) {
             shown.add(labels.get(i) + " " + runs.get(i).stats().summaryLine());
@@ -78,6 +115,31 @@ final class CompareReport {
         out.println("load average before / after: " + record.loadBefore() + " / " + Provenance.loadAverage()
                 + "; commit " + Provenance.commit() + "; wrote " + file);
         return Cli.OK;
+    }
+
+    /** The measured protocols' slowdowns and, when simulated, the limit's, per bucket. */
+    private ResultSet slowdownsWithIdeal() {
+        ResultSet all = new ResultSet();
+        slowdowns.rows().forEach(row -> all.add(row.protocol(), row.bucketMaxBytes(), row.histogram()));
+        if (ideal != null && !slowdowns.isEmpty()) {
+            all.addRecorder(SlowdownTable.IDEAL, ideal.simulation().slowdownMilli());
+        }
+        return all;
+    }
+
+    /** {@code slowdown.csv}'s rows: each measured protocol against its own unloaded RTT, then the limit. */
+    private List<SlowdownCsv.Row> slowdownRows() {
+        List<SlowdownCsv.Row> rows = new ArrayList<>();
+        for (String protocol : slowdowns.protocols()) {
+            RttByLength table = unloaded.get(protocol);
+            if (table != null) {
+                rows.addAll(SlowdownCsv.rows(protocol, slowdowns, plan.workload(), table));
+            }
+        }
+        if (ideal != null) {
+            rows.addAll(ideal.slowdownRows(SlowdownTable.IDEAL));
+        }
+        return rows;
     }
 
     /** The figure's title: workload, load, place, repeats; second line date, commit and load average. */

@@ -97,7 +97,7 @@ final class LoopbackComparison implements Comparison {
                 TimeUnit.MICROSECONDS.toNanos(ClientOptions.DEFAULT_SPIN_US), plan.seed(repeat));
         Path dir = plan.repeatDir(repeat).resolve(protocol.id());
         return new ClientPlan(protocol, List.of(), transport(protocol), driver, dir,
-                System.console() != null ? ClientPlan.Progress.CR : ClientPlan.Progress.LINES);
+                System.console() != null ? ClientPlan.Progress.CR : ClientPlan.Progress.LINES, null);
     }
 
     /** Runs server and client in this JVM; false when the run failed. */

@@ -140,13 +140,24 @@ final class MergeCommand implements BenchCommand {
      */
     static String write(Figure figure, Path outDir, String title, List<String> notes, PrintStream out)
             throws IOException {
+        return write(figure, null, outDir, title, notes, out);
+    }
+
+    /**
+     * As {@link #write(Figure, Path, String, List, PrintStream)}; with {@code slowdowns} (slowdown x 1000 per
+     * protocol and bucket; null: none) the figure is the papers' one, slowdown over RTT.
+     */
+    static String write(Figure figure, ResultSet slowdowns, Path outDir, String title, List<String> notes,
+                        PrintStream out) throws IOException {
         ResultsCsv.write(outDir, figure.merged().rows());
         HistogramsCsv.write(outDir, figure.merged().rows());
         if (!figure.runs().isEmpty()) {
             RunsCsv.write(outDir, figure.runs());
         }
         OverloadVerdict verdict = figure.verdict();
-        Files.writeString(outDir.resolve(SVG_FILE), RttPlot.render(figure.merged(), title, notes, verdict),
+        Files.writeString(outDir.resolve(SVG_FILE), slowdowns == null || slowdowns.isEmpty()
+                ? RttPlot.render(figure.merged(), title, notes, verdict)
+                : RttPlot.renderSlowdownAndRtt(figure.merged(), slowdowns, title, notes, verdict),
                 StandardCharsets.UTF_8);
         String table = ComparisonTable.format(figure.merged(), verdict, figure.repeats());
         out.print(table);

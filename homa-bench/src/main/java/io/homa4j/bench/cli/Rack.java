@@ -27,11 +27,14 @@ import java.util.stream.Stream;
  */
 final class Rack implements AutoCloseable {
     private static final String RESOURCES = "/io/homa4j/bench/netlab/";
-    private static final List<String> SCRIPTS = List.of("netlab.sh", "compare.sh", "lib.sh", "nettool.py");
+    private static final List<String> SCRIPTS = List.of("netlab.sh", "compare.sh", "lib.sh", "nettool.py",
+            "rootless.sh");
     private static final long TEARDOWN_SECONDS = 30;
 
     private final Path scripts;
     private final String prefix;
+    /** Not root: every script runs through rootless.sh, in a user namespace that owns the rack. */
+    private final boolean rootless;
     private final Thread shutdownHook;
     private volatile Process running;
     private boolean closed;
@@ -39,26 +42,28 @@ final class Rack implements AutoCloseable {
     private Rack(Path scripts, String prefix) {
         this.scripts = scripts;
         this.prefix = prefix;
+        this.rootless = !isRoot();
         this.shutdownHook = new Thread(this::teardown, "homa-bench-rack-teardown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
-     * Why this process cannot run the rack here, or null when it can: Linux, root (namespaces and qdiscs),
-     * {@code ip}, {@code tc}, {@code bash} and {@code python3} on the PATH, and a network namespace can really be
-     * made (containers may forbid it even to root).
+     * Why this process cannot run the rack here, or null when it can: Linux, {@code ip}, {@code tc}, {@code bash}
+     * and {@code python3} on the PATH, and a network namespace can really be made (containers may forbid it even to
+     * root): as root, or else rootless, in a user namespace ({@code netlab/rootless.sh check}).
      */
     static String unavailableReason() {
         if (!Files.isDirectory(Path.of("/proc/self"))) {
             return "not Linux";
         }
-        if (!isRoot()) {
-            return "not root (the rack is made of network namespaces and qdiscs)";
-        }
         for (String tool : List.of("ip", "tc", "bash", "python3")) {
             if (!onPath(tool)) {
                 return "'" + tool + "' is not installed";
             }
+        }
+        if (!isRoot()) {
+            String reason = rootlessUnavailableReason();
+            return reason == null ? null : "not root, and no rootless rack: " + reason;
         }
         String probe = "homa-probe-" + ProcessHandle.current().pid();
         if (exec(List.of("ip", "netns", "add", probe)) != 0) {
@@ -66,6 +71,43 @@ final class Rack implements AutoCloseable {
         }
         exec(List.of("ip", "netns", "del", probe));
         return null;
+    }
+
+    /** Whether the rack runs rootless here (this process is not root). */
+    static boolean rootlessHere() {
+        return !isRoot();
+    }
+
+    /** Why a user namespace cannot hold the rack here ({@code rootless.sh check}'s words), or null when it can. */
+    private static String rootlessUnavailableReason() {
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("homa-rootless-");
+            Path script = dir.resolve("rootless.sh");
+            try (InputStream in = Rack.class.getResourceAsStream(RESOURCES + "rootless.sh")) {
+                if (in == null) {
+                    return "the bench jar lacks netlab/rootless.sh (rebuild it)";
+                }
+                Files.copy(in, script);
+            }
+            Process p = new ProcessBuilder("bash", script.toString(), "check").redirectErrorStream(true).start();
+            String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "the user-namespace check did not finish";
+            }
+            return p.exitValue() == 0 ? null : said.replaceFirst("^rootless\\.sh: ", "");
+        } catch (IOException e) {
+            return "cannot check for user namespaces: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        } finally {
+            if (dir != null) {
+                dir.resolve("rootless.sh").toFile().delete();
+                dir.toFile().delete();
+            }
+        }
     }
 
     private static boolean isRoot() {
@@ -130,7 +172,11 @@ final class Rack implements AutoCloseable {
      * every line is also handed to {@code lines} (for progress). Returns compare.sh's exit code.
      */
     int compare(List<String> args, Path log, Consumer<String> lines) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("bash", scripts.resolve("compare.sh").toString(),
+        List<String> command = new ArrayList<>();
+        if (rootless) {
+            command.addAll(List.of("bash", scripts.resolve("rootless.sh").toString()));
+        }
+        command.addAll(List.of("bash", scripts.resolve("compare.sh").toString(),
                 "--prefix", prefix, "--java", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--classpath", Path.of(System.getProperty("java.class.path")).toAbsolutePath().toString()));
         command.addAll(args);
@@ -185,7 +231,9 @@ final class Rack implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        exec(List.of("bash", scripts.resolve("netlab.sh").toString(), "down", "--prefix", prefix));
+        if (!rootless) { // a rootless rack's namespaces end with the user namespace that owns them
+            exec(List.of("bash", scripts.resolve("netlab.sh").toString(), "down", "--prefix", prefix));
+        }
         try (Stream<Path> files = Files.walk(scripts)) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException e) {

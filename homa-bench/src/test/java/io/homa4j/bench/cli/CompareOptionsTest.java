@@ -97,12 +97,35 @@ class CompareOptionsTest {
     @Test
     void theRackScriptGetsEveryRepeatsOwnSeedOrderAndDirectory() throws Exception {
         ComparePlan plan = parse("--where", "rack", "--seed", "5", "--hosts", "2", "--prefix", "homa-t").plan(true);
-        List<String> second = new RackComparison(plan).scriptArgs(2);
+        List<String> second = new RackComparison(plan, rate -> plan, false).scriptArgs(2);
         assertEquals("6", second.get(second.indexOf("--seed") + 1));
         assertEquals("tcp,homa", second.get(second.indexOf("--protocols") + 1));
         assertEquals("auto", second.get(second.indexOf("--rtt-us") + 1));
         assertEquals("w4", second.get(second.indexOf("--workload") + 1));
         assertEquals(plan.repeatDir(2).toString(), second.get(second.indexOf("--out") + 1));
+    }
+
+    /** The calibration re-plans at the chosen rate: the duration follows it, nothing else moves. */
+    @Test
+    void aRateChosenByTheCalibrationResolvesTheRateDependentDefaultsAgain() throws Exception {
+        CompareCommand command = parse("--where", "rack", "--hosts", "4", "--prefix", "homa-t");
+        ComparePlan at50 = command.plan(true);
+        ComparePlan at25 = command.plan(true, 25);
+        assertEquals(50, at50.linkMbps());
+        assertEquals(25, at25.linkMbps());
+        assertTrue(at25.durationSeconds() > at50.durationSeconds(), at25.durationSeconds() + " s");
+        assertEquals(at50.warmupSeconds(), at25.warmupSeconds());
+        assertEquals(at50.seed(1), at25.seed(1));
+        assertTrue(at25.argv().contains("25"), "the results file's command line carries the chosen rate");
+    }
+
+    @Test
+    void aClientPlanWithAnUnloadedTableRoundTripsThroughClient() throws Exception {
+        ClientPlan plan = Cli.parse(new ClientCommand(), "--protocol", "tcp", "--servers", "127.0.0.1:9",
+                "--load-mbps", "1", "--duration", "1", "--out", "x", "--unloaded-rtt", "u.csv").options.plan();
+        assertEquals(java.nio.file.Path.of("u.csv"), plan.unloadedRtt());
+        ClientPlan again = Cli.parse(new ClientCommand(), plan.argv().toArray(new String[0])).options.plan();
+        assertEquals(plan.argv(), again.argv());
     }
 
     @Test
