@@ -150,8 +150,8 @@ final class RackComparison implements Comparison {
     }
 
     /**
-     * One calibration run: Homa alone on the rack at {@code linkMbps} and the plan's load; returns how busy the
-     * machine was over its measured seconds (the rack script's {@code cpu.csv}).
+     * One calibration run: Homa alone on the rack at {@code linkMbps} and the plan's load; returns the share of the
+     * machine the rack took over its measured seconds.
      */
     private double calibrationBusy(Rack rack, int linkMbps, PrintStream out) throws IOException,
             InterruptedException {
@@ -170,19 +170,23 @@ final class RackComparison implements Comparison {
             throw new IOException("the calibration run at " + linkMbps + " Mbit/s failed (exit " + code + "); see "
                     + log);
         }
-        return machineBusyPct(dir.resolve("cpu.csv"), Protocol.HOMA.id());
+        return rackSharePct(dir.resolve("cpu.csv"), Protocol.HOMA.id());
     }
 
-    /** The {@code machine_cpu_busy_pct} of {@code protocol}'s row of the rack script's {@code cpu.csv}. */
-    static double machineBusyPct(Path cpuCsv, String protocol) throws IOException {
+    /**
+     * The share of the machine the rack took in {@code protocol}'s row of the rack script's {@code cpu.csv}: its
+     * JVMs ({@code rack_jvm_pct}) and the kernel's packet processing ({@code softirq_pct}); what else ran on the
+     * machine ({@code outside_rack_pct}) is not the rack's.
+     */
+    static double rackSharePct(Path cpuCsv, String protocol) throws IOException {
         List<String> rows = Files.readAllLines(cpuCsv);
         for (String row : rows.subList(Math.min(1, rows.size()), rows.size())) {
             String[] c = row.split(",");
-            if (c.length >= 2 && c[0].equals(protocol)) {
+            if (c.length >= 9 && c[0].equals(protocol)) {
                 try {
-                    return Double.parseDouble(c[1]);
+                    return Double.parseDouble(c[7]) + Double.parseDouble(c[4]);
                 } catch (NumberFormatException e) {
-                    throw new IOException(cpuCsv + ": bad busy share: " + row, e);
+                    throw new IOException(cpuCsv + ": bad CPU shares: " + row, e);
                 }
             }
         }

@@ -7,26 +7,27 @@ import java.util.Locale;
 /**
  * Picks the emulated rack's link rate for the machine it runs on. The rack's hosts, switch and links all run on
  * this machine's cores: when they are busy, packets wait for a CPU rather than for the link, and the rack measures
- * the machine instead of the protocols. So before the repeats, a short calibration measures how busy the machine
- * gets with the rack running Homa at a rate ({@link BusyProbe}), and the highest rate of {@link #LADDER} at which it
- * stays under {@link #BUSY_TARGET_PCT} is chosen.
+ * the machine instead of the protocols. So before the repeats, a short calibration measures what share of the
+ * machine the rack takes running Homa at a rate ({@link BusyProbe}: its JVMs and the kernel's packet processing,
+ * not what else runs on the machine, so that the choice is the machine's and not the moment's), and the highest
+ * rate of {@link #LADDER} at which that stays under {@link #BUSY_TARGET_PCT} is chosen.
  *
  * <p>Rungs are measured from the top down. A rung is skipped without measuring when even a lower bound on its
- * busy share is above the target: the machine's busy share is a fixed part plus a part that grows with the rate,
- * so scaling a measured share down in proportion to the rate underestimates it.
+ * share is above the target: the rack's share is a fixed part plus a part that grows with the rate, so scaling a
+ * measured share down in proportion to the rate underestimates it.
  *
- * <p>A rate given by hand is measured the same way and refused when the machine would be more than
- * {@link #BUSY_LIMIT_PCT} busy at it.
+ * <p>A rate given by hand is measured the same way and refused when the rack would take more than
+ * {@link #BUSY_LIMIT_PCT} of the machine at it.
  */
 public final class LinkRateCalibration {
     /** The rates tried, highest first, Mbit/s. */
     public static final List<Integer> LADDER = List.of(100, 50, 25, 10);
-    /** The chosen rate keeps the machine under this share busy (all cores = 100%). */
+    /** The chosen rate keeps the rack under this share of the machine (all cores = 100%). */
     public static final double BUSY_TARGET_PCT = 50;
-    /** Above this share busy the rack's packets queue for CPUs: a rate the machine cannot honour. */
+    /** Above this share the rack's packets queue for CPUs: a rate the machine cannot honour. */
     public static final double BUSY_LIMIT_PCT = 85;
 
-    /** Runs the rack briefly at a link rate and returns how busy the machine was (all cores = 100%). */
+    /** Runs the rack briefly at a link rate and returns the share of the machine it took (all cores = 100%). */
     @FunctionalInterface
     public interface BusyProbe {
         double busyPct(int linkMbps) throws Exception;
@@ -76,14 +77,13 @@ public final class LinkRateCalibration {
             steps.add(new Step(rung, busy));
             if (busy <= BUSY_TARGET_PCT) {
                 return new Choice(rung, List.copyOf(steps), true, String.format(Locale.ROOT,
-                        "link %d Mbit/s: the machine was %.0f%% busy with the rack running at it (target: under"
-                                + " %.0f%%)%s", rung, busy, BUSY_TARGET_PCT, higher(steps, rung)));
+                        "link %d Mbit/s: the rack took %.0f%% of the machine at it (target: under %.0f%%)%s", rung, busy, BUSY_TARGET_PCT, higher(steps, rung)));
             }
         }
         Step lowest = steps.get(steps.size() - 1);
         return new Choice(lowest.linkMbps(), List.copyOf(steps), false, String.format(Locale.ROOT,
-                "link %d Mbit/s, the lowest rate tried: the machine was %.0f%% busy even there (target: under %.0f%%);"
-                        + " its CPUs, not only the links, will shape the results", lowest.linkMbps(), lowest.busyPct(),
+                "link %d Mbit/s, the lowest rate tried: the rack took %.0f%% of the machine even there (target: under"
+                        + " %.0f%%); its CPUs, not only the links, will shape the results", lowest.linkMbps(), lowest.busyPct(),
                 BUSY_TARGET_PCT));
     }
 
@@ -98,22 +98,21 @@ public final class LinkRateCalibration {
     }
 
     /**
-     * Measures a rate asked for by hand; refuses it when the machine is more than {@link #BUSY_LIMIT_PCT} busy at
-     * it, naming the rate it can be expected to honour.
+     * Measures a rate asked for by hand; refuses it when the rack takes more than {@link #BUSY_LIMIT_PCT} of the
+     * machine at it, naming the rate it can be expected to honour.
      */
     public static Choice check(int linkMbps, BusyProbe probe) throws Exception {
         double busy = probe.busyPct(linkMbps);
         Step step = new Step(linkMbps, busy);
         if (busy > BUSY_LIMIT_PCT) {
-            // busy = fixed + k x rate, so the proportional estimate of the rate at the limit is on the safe side
+            // share = fixed + k x rate, so the proportional estimate of the rate at the limit is on the safe side
             int limit = (int) Math.max(1, Math.floor(linkMbps * BUSY_LIMIT_PCT / busy));
-            throw new Refused(String.format(Locale.ROOT, "--link-mbps %d: the machine was %.0f%% busy with the rack"
-                    + " running at it in the calibration, above the %.0f%% at which its CPUs, not the links, set"
-                    + " the results; this machine honours about %d Mbit/s at most", linkMbps, busy, BUSY_LIMIT_PCT,
-                    limit), limit);
+            throw new Refused(String.format(Locale.ROOT, "--link-mbps %d: the rack took %.0f%% of the machine at it"
+                    + " in the calibration, above the %.0f%% at which its CPUs, not the links, set the results;"
+                    + " this machine honours about %d Mbit/s at most", linkMbps, busy, BUSY_LIMIT_PCT, limit), limit);
         }
         return new Choice(linkMbps, List.of(step), busy <= BUSY_TARGET_PCT, String.format(Locale.ROOT,
-                "link %d Mbit/s (--link-mbps): the machine was %.0f%% busy with the rack running at it%s", linkMbps,
+                "link %d Mbit/s (--link-mbps): the rack took %.0f%% of the machine at it%s", linkMbps,
                 busy, busy <= BUSY_TARGET_PCT ? "" : String.format(Locale.ROOT, ", above the %.0f%% target",
                         BUSY_TARGET_PCT)));
     }

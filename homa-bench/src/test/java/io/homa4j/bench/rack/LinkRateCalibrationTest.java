@@ -36,7 +36,7 @@ class LinkRateCalibrationTest {
         assertEquals(100, c.linkMbps());
         assertTrue(c.underTarget());
         assertEquals(List.of(100), m.runs);
-        assertTrue(c.reason().contains("44% busy"), c.reason());
+        assertTrue(c.reason().contains("took 44% of the machine"), c.reason());
     }
 
     @Test
@@ -45,8 +45,8 @@ class LinkRateCalibrationTest {
         LinkRateCalibration.Choice c = LinkRateCalibration.choose(m);
         assertEquals(50, c.linkMbps());
         assertEquals(List.of(100, 50), m.runs);
-        assertEquals("link 50 Mbit/s: the machine was 49% busy with the rack running at it (target: under 50%);"
-                + " 70% at 100 Mbit/s", c.reason());
+        assertEquals("link 50 Mbit/s: the rack took 49% of the machine at it (target: under 50%); 70% at 100 Mbit/s",
+                c.reason());
     }
 
     @Test
@@ -65,7 +65,7 @@ class LinkRateCalibrationTest {
         assertEquals(10, c.linkMbps());
         assertFalse(c.underTarget());
         assertEquals(List.of(100, 25, 10), m.runs); // 50 skipped: at least 65% by proportion
-        assertTrue(c.reason().contains("61% busy even there"), c.reason());
+        assertTrue(c.reason().contains("61% of the machine even there"), c.reason());
     }
 
     @Test
@@ -78,7 +78,7 @@ class LinkRateCalibrationTest {
         LinkRateCalibration.Refused refused = assertThrows(LinkRateCalibration.Refused.class,
                 () -> LinkRateCalibration.check(1_000, new FakeMachine(Map.of(1_000, 170.0))));
         assertEquals(500, refused.limitMbps());
-        assertTrue(refused.getMessage().contains("170% busy") && refused.getMessage().contains("500 Mbit/s"),
+        assertTrue(refused.getMessage().contains("took 170%") && refused.getMessage().contains("500 Mbit/s"),
                 refused.getMessage());
     }
 
