@@ -27,6 +27,7 @@ else
   mkdir -p "$dir"
 fi
 export NETLAB_ROOTLESS=1
+export PATH="$PATH:/usr/sbin:/sbin"   # ip and tc, which an unprivileged PATH may leave out
 exec "$@"'
 
 if [[ "$1" == check ]]; then
