@@ -344,10 +344,11 @@ run_unloaded() {
   local protocol=$1 rtt_us=$RTT_US server_pid
   [[ "$protocol" == homa ]] && rtt_us=$HOMA_RTT_US
   netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" --host-queues "$HOST_QUEUES" >/dev/null
-  local common=(--protocol "$protocol" --port "$PORT" --link-mbps "$LINK_MBPS" --link-framing-bytes 14
-    --rtt-us "$rtt_us" --max-message "$MAX_MESSAGE")
+  local common=(--protocol "$protocol" --link-mbps "$LINK_MBPS" --link-framing-bytes 14 --rtt-us "$rtt_us"
+    --max-message "$MAX_MESSAGE")
   # shellcheck disable=SC2086
-  ip netns exec "$PREFIX-h2" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" server "${common[@]}" --bind "$(addr 2)" \
+  ip netns exec "$PREFIX-h2" "${bench[0]}" $JAVA_OPTS "${bench[@]:1}" server "${common[@]}" --port "$PORT" \
+    --bind "$(addr 2)" \
     >"$OUT/unloaded-$protocol-server.out" 2>&1 &
   server_pid=$!
   jvm_pids+=("$server_pid")
