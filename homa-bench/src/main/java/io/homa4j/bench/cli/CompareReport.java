@@ -100,6 +100,10 @@ final class CompareReport {
             List<SlowdownCsv.Row> rows = slowdownRows();
             Path csv = SlowdownCsv.write(plan.outDir(), rows);
             String slowdownTable = SlowdownTable.format(figureSlowdowns, rows);
+            if (new MergeCommand.Figure(merged, runs, repeats).verdict().overloaded()) {
+                slowdownTable += "OVERLOADED: the slowdowns above include time the requests spent in the clients,"
+                        + " so they do not measure the transports alone\n";
+            }
             out.println();
             out.print(slowdownTable);
             out.println("wrote " + csv);

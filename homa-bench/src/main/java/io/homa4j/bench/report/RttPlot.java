@@ -109,8 +109,10 @@ public final class RttPlot {
         }
         int firstSubtitle = wrap(given[0], (WIDTH - 2 * TITLE_MARGIN) / TITLE_CHAR_PX).size();
         int top = TOP + SUBTITLE_LINE * (titleLines.size() - 1);
-        List<String> allNotes = new ArrayList<>(verdict.notes());
-        allNotes.addAll(notes);
+        List<String> allNotes = new ArrayList<>();
+        for (String note : concat(verdict.notes(), notes)) {
+            allNotes.addAll(wrap(note, (WIDTH - LEFT - TITLE_MARGIN) / SUBTITLE_CHAR_PX));
+        }
         notes = allNotes;
         List<Integer> bounds = shares.bucketBounds();
         double[] left = new double[bounds.size()];
@@ -191,6 +193,12 @@ public final class RttPlot {
             highDecade = lowDecade + 1;
         }
         return new Frame(lowDecade, highDecade, top, top + panel.plotHeight());
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     /** Grid, axes, the panel's curves and its legend (one row above the panel, so it never hides a curve). */

@@ -248,5 +248,11 @@ class RttPlotTest {
         assertTrue(subtitles >= 2, "wrapped into " + subtitles + " lines");
         assertEquals(subtitle, joined.toString(), "nothing lost in the wrapping");
         assertEquals(List.of("a b", "c"), RttPlot.wrap("a b c", 3));
+        String note = "homa OVERLOADED: send lag in the client P99 26.7 s > 5 ms; 53.6% of calls waited for the"
+                + " outstanding cap (> 1%); 506 calls unfinished";
+        List<String> notes = texts(parse(RttPlot.render(set, "t", List.of(note))));
+        assertTrue(notes.stream().noneMatch(t -> t.equals(note)), "the long note is wrapped");
+        assertTrue(notes.stream().anyMatch(t -> t.startsWith("homa OVERLOADED: send lag")), notes.toString());
+        assertTrue(String.join(" ", notes).contains(note), "nothing lost in the wrapping: " + notes);
     }
 }
