@@ -12,6 +12,7 @@ import io.homa4j.transport.internal.DatagramSink;
 import io.homa4j.transport.internal.EngineDriver;
 import io.homa4j.transport.internal.HomaInboundHandler;
 import io.homa4j.transport.internal.KernelSocketDrops;
+import io.homa4j.transport.internal.PacerFit;
 import io.homa4j.transport.internal.PeerProbes;
 import io.homa4j.transport.internal.TransportCounters;
 import io.homa4j.transport.internal.UdpTransport;
@@ -58,6 +59,8 @@ final class EngineHost {
     private final InetSocketAddress localAddress;
     private final LongSupplier clock;
     private final boolean probePeers;
+    /** Fits the engine's pacer to this loop's timers; null when there is nothing to fit. */
+    private final PacerFit pacerFit;
 
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -79,10 +82,12 @@ final class EngineHost {
      *
      * @param ownGroup the group to shut down at close, or null when the loop belongs to the application
      * @param clock    the endpoint's time ({@code System::nanoTime}; a test's manual clock with embedded sockets)
+     * @param pacerFit the fit of the engine's pacer to the loop's timers ({@link PacerFit#forConfig}), or null
      */
     EngineHost(HomaConfig config, EventLoopGroup ownGroup, EventLoop loop, LongSupplier clock, Sockets sockets,
-               DatagramFilter packetFilter, boolean gso) {
+               DatagramFilter packetFilter, boolean gso, PacerFit pacerFit) {
         this.config = config;
+        this.pacerFit = pacerFit;
         this.ownGroup = ownGroup;
         this.loop = loop;
         this.clock = clock;
@@ -109,11 +114,8 @@ final class EngineHost {
             // Set here, on the loop, before the driver lets packets in: a request arriving at once (a restarted
             // server's clients keep sending) is answered on this loop, which must already see the engine.
             engine = e;
-            if (probePeers) {
-                driver.attach(e, sink, new PeerProbes(e, config, localAddress.getAddress(), counters));
-            } else {
-                driver.attach(e, sink);
-            }
+            driver.attach(e, sink, probePeers ? new PeerProbes(e, config, localAddress.getAddress(), counters) : null,
+                    pacerFit);
             published = e.metrics();
             publishing = loop.scheduleAtFixedRate(this::publishMetrics, metricsIntervalNanos,
                     metricsIntervalNanos, TimeUnit.NANOSECONDS);

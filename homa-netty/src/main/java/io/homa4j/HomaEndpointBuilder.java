@@ -6,6 +6,7 @@ import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcListener;
 import io.homa4j.core.Unstable;
 import io.homa4j.faults.DatagramFilter;
+import io.homa4j.transport.internal.PacerFit;
 import io.homa4j.transport.internal.PacerTimerSlack;
 import io.homa4j.transport.internal.TransportUnavailableException;
 import io.homa4j.transport.internal.UdpTransport;
@@ -98,8 +99,10 @@ public final class HomaEndpointBuilder {
 
     /**
      * The pacer's queue bound is raised to at least this much link time, because event-loop timers fire late
-     * (docs/architecture.md); default 200,000 (200 us), 0 keeps the config's bound as
-     * it is. {@link HomaEndpoint#config()} reports the bound in effect.
+     * (docs/architecture.md); default 200,000 (200 us), 0 keeps the config's bound as it is.
+     * {@link HomaEndpoint#config()} reports the bound the endpoint starts with; on slow links, where that bound
+     * holds several full packets, the endpoint then lowers it as its timers prove precise (docs/user-guide.md,
+     * {@code pacerMaxQueueNanos}).
      */
     public HomaEndpointBuilder pacerTimerSlackNanos(long nanos) {
         if (nanos < 0) {
@@ -389,7 +392,8 @@ public final class HomaEndpointBuilder {
         EngineHost.Sockets sockets = embeddedSockets != null ? embeddedSockets
                 : (inbound, beforeInbound) -> UdpTransport.bind(kind, loop, bindAddress, port, engineConfig,
                         socketBufferBytes, inbound, beforeInbound, joinExistingPort);
-        EngineHost host = new EngineHost(engineConfig, own, loop, clock, sockets, packetFilter, gso);
+        EngineHost host = new EngineHost(engineConfig, own, loop, clock, sockets, packetFilter, gso,
+                PacerFit.forConfig(config, effective, pacerTimerSlackNanos));
         Observers observers = new Observers(observer);
         ClientCallTable calls = new ClientCallTable(host, observers,
                 maxCallsInFlight > 0 ? maxCallsInFlight : effective.maxOutstandingRpcs(), callbackExecutor,

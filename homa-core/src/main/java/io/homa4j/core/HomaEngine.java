@@ -376,6 +376,16 @@ public final class HomaEngine implements Engine {
     }
 
     /**
+     * The driver measured how late its wake-ups come and fits the pacer to it: at most the configured bound
+     * ({@link HomaConfig#pacerMaxQueueNanos()}); see {@code Transmitter.fitPacer}.
+     */
+    @Override
+    public void fitPacer(long maxQueueNanos, long wakeLatenessNanos, long nowNanos) {
+        clock.now(nowNanos);
+        transmitter.fitPacer(maxQueueNanos, wakeLatenessNanos);
+    }
+
+    /**
      * The earliest time at which {@link #poll} has work, or {@code Long.MAX_VALUE} when none is pending.
      * Calling poll earlier or more often is harmless.
      */
@@ -483,6 +493,11 @@ public final class HomaEngine implements Engine {
     /** Estimated own transmit queue, in nanoseconds of link time. */
     long pacerQueueNanos(long nowNanos) {
         return transmitter.pacer().queuedNanos(nowNanos);
+    }
+
+    /** The pacer's queue bound in effect, in nanoseconds of link time (see {@link #fitPacer}). */
+    long pacerMaxQueueNanos() {
+        return transmitter.pacer().maxQueueNanos();
     }
 
     /** Largest estimated own transmit queue seen right after a send, in nanoseconds of link time. */

@@ -66,6 +66,14 @@ public interface PacketDriven {
         return false;
     }
 
+    /**
+     * The driver's wake-ups proved precise enough for a smaller own-queue bound than configured: bound the
+     * pacer's queue at {@code maxQueueNanos} (never above the configured bound) and let a poll for it come up to
+     * {@code wakeLatenessNanos} late. The default ignores it (a simulated host wakes exactly when asked).
+     */
+    default void fitPacer(long maxQueueNanos, long wakeLatenessNanos, long nowNanos) {
+    }
+
     /** Closes: releases every buffer held; packets and polls that come later are ignored. */
     void close(long nowNanos);
 }

@@ -1,6 +1,5 @@
 package io.homa4j.core;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
@@ -46,21 +45,7 @@ class LinkFramingTest {
             lengths.add(packet.readableBytes());
             packet.release();
         };
-        HomaEngine engine = new HomaEngine(config, sink, new RpcListener() {
-            @Override
-            public void onRequest(long serverHandle, InetSocketAddress client, ByteBuf request) {
-                request.release();
-            }
-
-            @Override
-            public void onResponse(long rpcId, ByteBuf response) {
-                response.release();
-            }
-
-            @Override
-            public void onCallFailed(long rpcId, RpcFailure failure) {
-            }
-        }, 0);
+        HomaEngine engine = new HomaEngine(config, sink, new ReleasingListener(), 0);
         engine.call(SERVER, Unpooled.buffer(100_000).writeZero(100_000), Long.MAX_VALUE, 0);
         long queue = engine.pacerQueueNanos(0);
         engine.close(0);

@@ -46,6 +46,8 @@ public final class EngineDriver {
     private DatagramSink sink;
     /** Reachability probes of newly called servers; null when the endpoint does not probe. */
     private PeerProbes probes;
+    /** Fits the engine's pacer to how late this loop's timers fire; null when there is nothing to fit. */
+    private PacerFit pacerFit;
     private boolean closed;
 
     private boolean turnOpen;
@@ -97,9 +99,19 @@ public final class EngineDriver {
      * driver's timer; closed with it).
      */
     public void attach(PacketDriven engine, DatagramSink sink, PeerProbes probes) {
+        attach(engine, sink, probes, null);
+    }
+
+    /**
+     * Connects the engine, its sink, its probes (or null) and the fit of its pacer to this loop's timers (or null):
+     * every timer wake-up's lateness goes to {@code pacerFit}, and a changed bound to the engine
+     * ({@link PacketDriven#fitPacer}).
+     */
+    public void attach(PacketDriven engine, DatagramSink sink, PeerProbes probes, PacerFit pacerFit) {
         this.engine = engine;
         this.sink = sink;
         this.probes = probes;
+        this.pacerFit = pacerFit;
         sink.deferSocketFlush(true); // every engine call opens a turn, and its end flushes the sockets
     }
 
@@ -266,6 +278,8 @@ public final class EngineDriver {
     }
 
     private void wake() {
+        // the time the running timer was armed for; MAX_VALUE when this is (or may be) an immediate wake
+        long armedFor = wakeTask != null && !immediateWakeQueued ? wakeAtNanos : Long.MAX_VALUE;
         immediateWakeQueued = false;
         wakeTask = null;
         wakeAtNanos = Long.MAX_VALUE;
@@ -275,6 +289,15 @@ public final class EngineDriver {
         counters.engineWakes++;
         counters.timerWakes++;
         try {
+            if (pacerFit != null && armedFor != Long.MAX_VALUE) {
+                // The turn's time may have been read before this task ran (for packets): read the clock itself.
+                // A timer never fires early; a wake-up before the armed time is a task an immediate wake
+                // superseded (it is not cancelled), and says nothing about this loop's timers.
+                long late = clock.getAsLong() - armedFor;
+                if (late >= 0 && pacerFit.timerFired(late)) {
+                    engine.fitPacer(pacerFit.boundNanos(), pacerFit.wakeLatenessNanos(), now());
+                }
+            }
             engine.poll(now());
         } catch (RuntimeException bug) {
             contained(bug, "engine threw from poll");

@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * about three packets per wake-up). Where that is not positive (fast links, whose bound is the timer slack
  * itself) the pacer wakes as before.
  *
+ * <p>Those packets are also what every GRANT and short message the host sends waits behind, so the packet floor
+ * is only where an endpoint starts: {@link PacerFit} lowers the bound towards two packets as the loop's timer
+ * wake-ups prove more precise than the fixed slack assumes.
+ *
  * <p>The simulator needs none of this: its virtual clock wakes the engine exactly when asked.
  */
 public final class PacerTimerSlack {
@@ -51,7 +55,7 @@ public final class PacerTimerSlack {
         if (slackNanos <= 0) {
             return config;
         }
-        long packetNanos = (long) Math.ceil(config.mtu() * 8_000.0 / config.linkMbps());
+        long packetNanos = packetNanos(config);
         long bound = Math.max(config.pacerMaxQueueNanos(), Math.max(slackNanos, MIN_QUEUED_PACKETS * packetNanos));
         long lateness = config.pacerWakeLatenessNanos() > 0 ? config.pacerWakeLatenessNanos()
                 : wakeLatenessNanos(bound, packetNanos, slackNanos);
@@ -61,6 +65,11 @@ public final class PacerTimerSlack {
         LOG.debug("pacerMaxQueueNanos {} -> {} (timer slack {}, {} packets of link time), pacerWakeLatenessNanos {}",
                 config.pacerMaxQueueNanos(), bound, slackNanos, MIN_QUEUED_PACKETS, lateness);
         return config.toBuilder().pacerMaxQueueNanos(bound).pacerWakeLatenessNanos(lateness).build();
+    }
+
+    /** Link time of one full-size packet under {@code config}. */
+    static long packetNanos(HomaConfig config) {
+        return (long) Math.ceil(config.mtu() * 8_000.0 / config.linkMbps());
     }
 
     /** Half of what a queue of {@code boundNanos} holds beyond one packet, less the timer's lateness; at least 0. */

@@ -217,6 +217,41 @@ class HomaInboundHandlerTest {
         assertEquals(1, counters.snapshot().timerWakes(), "one of them needed a wake-up of its own");
     }
 
+    @Test
+    void theLatenessOfEveryTimerWakeUpFitsTheEnginesPacer() {
+        HomaConfig rack = HomaConfig.builder().linkMbps(50).build();
+        long slack = PacerTimerSlack.EVENT_LOOP_TIMER_SLACK_NANOS;
+        PacerFit fit = PacerFit.forConfig(rack, PacerTimerSlack.apply(rack, slack), slack);
+        driver.attach(engine, sink, null, fit);
+        channel.freezeTime();
+        for (int i = 0; i < 30; i++) {
+            engine.nextWake = clockNanos + 1_000_000;
+            channel.writeInbound(datagram(10)); // the turn arms the wake-up 1 ms ahead
+            channel.runPendingTasks();
+            clockNanos += 1_030_000; // the timer fires 30 us late
+            channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+            channel.runScheduledPendingTasks();
+            channel.runPendingTasks();
+        }
+        assertEquals(30, engine.polls.size());
+        assertEquals(fit.floorNanos(), engine.fittedBound, "precise timers: the smallest bound");
+        assertEquals(fit.wakeLatenessNanos(), engine.fittedWakeLateness);
+        engine.releaseAll();
+    }
+
+    @Test
+    void aWakeUpBeforeItsTimeOrAnImmediateOneIsNotATimerSample() {
+        HomaConfig rack = HomaConfig.builder().linkMbps(50).build();
+        long slack = PacerTimerSlack.EVENT_LOOP_TIMER_SLACK_NANOS;
+        driver.attach(engine, sink, null, PacerFit.forConfig(rack, PacerTimerSlack.apply(rack, slack), slack));
+        engine.nextWake = clockNanos - 1; // due at once: an immediate wake
+        channel.writeInbound(datagram(10));
+        channel.runPendingTasks();
+        channel.runPendingTasks();
+        assertEquals(-1, engine.fittedBound, "no fit from an immediate wake-up");
+        engine.releaseAll();
+    }
+
     /** Moves the driver's clock and the channel's scheduler together, and runs what became due. */
     private void advance(long nanos) {
         clockNanos += nanos;
@@ -411,6 +446,15 @@ class HomaInboundHandlerTest {
         @Override
         public void onHostLag(long lagNanos, long nowNanos) {
             lags.add(lagNanos);
+        }
+
+        long fittedBound = -1;
+        long fittedWakeLateness = -1;
+
+        @Override
+        public void fitPacer(long maxQueueNanos, long wakeLatenessNanos, long nowNanos) {
+            fittedBound = maxQueueNanos;
+            fittedWakeLateness = wakeLatenessNanos;
         }
 
         @Override

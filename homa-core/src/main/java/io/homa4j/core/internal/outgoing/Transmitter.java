@@ -37,8 +37,10 @@ public final class Transmitter {
     private final PacketEncoder encoder;
     private final Metrics metrics;
     private final Pacer pacer;
-    /** {@link HomaConfig#pacerWakeLatenessNanos()}: how late a poll for the pacer may come. */
-    private final long wakeLatenessNanos;
+    /** How late a poll for the pacer may come: {@link HomaConfig#pacerWakeLatenessNanos()} or {@link #fitPacer}. */
+    private long wakeLatenessNanos;
+    /** The configured pacer bound: {@link #fitPacer} may lower the bound, never raise it past this. */
+    private final long configuredMaxQueueNanos;
     /** What the pacer adds to a packet's UDP payload: IP and UDP headers and the link's framing. */
     private final int packetOverheadBytes;
     private final int maxPayload;
@@ -87,6 +89,7 @@ public final class Transmitter {
         this.metrics = metrics;
         this.pacer = new Pacer(config.linkMbps(), config.pacerMaxQueueNanos(), nowNanos);
         this.wakeLatenessNanos = config.pacerWakeLatenessNanos();
+        this.configuredMaxQueueNanos = config.pacerMaxQueueNanos();
         this.packetOverheadBytes = HomaConfig.IP_UDP_HEADER_BYTES + config.linkFramingBytes();
         this.maxPayload = DataHeader.maxPayload(config.maxUdpPayload());
         this.neverDeferBytes = config.pacerNeverDeferBytes();
@@ -99,6 +102,23 @@ public final class Transmitter {
 
     public Pacer pacer() {
         return pacer;
+    }
+
+    /**
+     * Sets the pacer's queue bound to {@code maxQueueNanos} (at most the configured
+     * {@link HomaConfig#pacerMaxQueueNanos()}, at least 1 ns) and its wake lateness to {@code wakeLatenessNanos}
+     * (at least 0, below the bound): the driver's timers proved more precise than the configuration assumed, so
+     * fewer packets need to wait in the host's queue to keep its link busy through a late wake-up.
+     */
+    public void fitPacer(long maxQueueNanos, long wakeLatenessNanos) {
+        long bound = Math.max(1, Math.min(configuredMaxQueueNanos, maxQueueNanos));
+        pacer.maxQueueNanos(bound);
+        this.wakeLatenessNanos = Math.max(0, Math.min(bound - 1, wakeLatenessNanos));
+    }
+
+    /** How late a poll for the pacer may come, as in effect now. */
+    public long wakeLatenessNanos() {
+        return wakeLatenessNanos;
     }
 
     /** Starts sending {@code m}: its unscheduled bytes are sendable at once. */

@@ -11,7 +11,7 @@ package io.homa4j.core.internal.pacer;
  */
 public final class Pacer {
     private final double nanosPerByte;
-    private final long maxQueueNanos;
+    private long maxQueueNanos;
     private long linkFreeAtNanos;
     private long maxQueueSeenNanos;
 
@@ -28,6 +28,22 @@ public final class Pacer {
     /** Link time of {@code wireBytes} bytes, in nanoseconds (at least 1). */
     public long wireNanos(int wireBytes) {
         return Math.max(1, (long) Math.ceil(wireBytes * nanosPerByte));
+    }
+
+    /**
+     * Changes the queue bound (the driver measured how late its wake-ups come: see
+     * {@code HomaEngine.fitPacer}); packets already counted stay counted.
+     */
+    public void maxQueueNanos(long nanos) {
+        if (nanos <= 0) {
+            throw new IllegalArgumentException("maxQueueNanos must be positive: " + nanos);
+        }
+        this.maxQueueNanos = nanos;
+    }
+
+    /** The queue bound in effect. */
+    public long maxQueueNanos() {
+        return maxQueueNanos;
     }
 
     /** Whether a packet of {@code wireBytes} may be handed to the network now without exceeding the queue bound. */

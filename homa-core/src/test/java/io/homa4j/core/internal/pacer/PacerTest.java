@@ -40,4 +40,18 @@ class PacerTest {
         assertEquals(5_000, p.queuedNanos(5_000));
         assertEquals(0, p.queuedNanos(20_000));
     }
+
+    @Test
+    void aLoweredBoundHoldsBackSoonerAndPacketsAlreadyQueuedStayCounted() {
+        Pacer p = new Pacer(100, 1_000_000, 0); // 1500 B = 120 us
+        for (int i = 0; i < 5; i++) {
+            p.sent(1500, 0);
+        }
+        assertEquals(600_000, p.queuedNanos(0));
+        p.maxQueueNanos(240_000);
+        assertEquals(240_000, p.maxQueueNanos());
+        assertFalse(p.hasRoom(1500, 0));
+        assertEquals(600_000 - 120_000, p.roomAtNanos(1500), "room once one packet's time is left queued, less 120 us");
+        assertTrue(p.hasRoom(1500, 480_000));
+    }
 }
