@@ -36,6 +36,30 @@ public enum Protocol {
         public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
             return TcpBenchClient.connect(servers, options);
         }
+    },
+    /** gRPC-java unary calls over Homa ({@code homa-grpc}). */
+    GRPC_HOMA {
+        @Override
+        public BenchServer startServer(TransportOptions options) {
+            return GrpcTransport.startHomaServer(options);
+        }
+
+        @Override
+        public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
+            return GrpcTransport.connectHoma(servers, options);
+        }
+    },
+    /** gRPC-java over its own Netty HTTP/2 transport, as services run it now. */
+    GRPC_TCP {
+        @Override
+        public BenchServer startServer(TransportOptions options) {
+            return GrpcTransport.startTcpServer(options);
+        }
+
+        @Override
+        public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
+            return GrpcTransport.connectTcp(servers, options);
+        }
     };
 
     /** Starts an echo server; throws {@link IllegalStateException} when it cannot bind. */
@@ -55,9 +79,9 @@ public enum Protocol {
         return connect(servers, options);
     }
 
-    /** Lower-case name, as on the command line and in the CSV files. */
+    /** Lower-case name with dashes ({@code grpc-homa}), as on the command line and in the CSV files. */
     public String id() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** The name on the command line: {@link #id()}. */
