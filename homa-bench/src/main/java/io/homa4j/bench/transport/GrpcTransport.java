@@ -46,6 +46,7 @@ public final class GrpcTransport {
             .setResponseMarshaller(BytesMarshaller.INSTANCE)
             .build();
     private static final long DEADLINE_SECONDS = 30;
+    private static final int ENVELOPE_ROOM = 64 * 1024;
 
     private GrpcTransport() {
     }
@@ -64,12 +65,22 @@ public final class GrpcTransport {
         return Math.max(options.maxMessage() + 1024, 4 << 20);
     }
 
+    /**
+     * {@link HomaTransport}'s configuration, with room in Homa's message limit for the gRPC envelope around the
+     * bench's longest message (method name, headers, status: well under 64 KB).
+     */
+    private static io.homa4j.core.HomaConfig homaConfig(TransportOptions options) {
+        return HomaTransport.config(new TransportOptions(options.bindAddress(), options.port(), options.linkMbps(),
+                options.rttMicros(), options.maxMessage() + ENVELOPE_ROOM, options.tcpConnections(),
+                options.linkFramingBytes()));
+    }
+
     /** A gRPC echo server over Homa, on an endpoint configured as {@link HomaTransport}'s. */
     static BenchServer startHomaServer(TransportOptions options) {
         HomaEndpoint endpoint = HomaEndpoint.builder()
                 .bindAddress(options.bindAddress())
                 .port(options.port())
-                .config(HomaTransport.config(options))
+                .config(homaConfig(options))
                 .transport(TransportType.AUTO)
                 .build();
         Server server = start(HomaServerBuilder.forEndpoint(endpoint).directExecutor()
@@ -100,7 +111,7 @@ public final class GrpcTransport {
         HomaEndpoint endpoint = HomaEndpoint.builder()
                 .bindAddress(options.bindAddress())
                 .port(0)
-                .config(HomaTransport.config(options))
+                .config(homaConfig(options))
                 .transport(TransportType.AUTO)
                 .build();
         List<ManagedChannel> channels = new ArrayList<>();
