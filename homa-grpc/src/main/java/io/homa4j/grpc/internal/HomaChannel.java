@@ -34,10 +34,7 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
     private final ExecutorService ownedExecutor;
     private final int maxInboundMessageSize;
     private final int maxInboundMetadataSize;
-    private final Object lock = new Object();
-    private int callsInFlight;
-    private boolean shutdown;
-    private boolean terminated;
+    private final CallsInFlight calls;
 
     /**
      * @param ownedExecutor {@code executor} when the channel made it and shuts it down, else null
@@ -52,6 +49,7 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
         this.ownedExecutor = ownedExecutor;
         this.maxInboundMessageSize = maxInboundMessageSize;
         this.maxInboundMetadataSize = maxInboundMetadataSize;
+        this.calls = new CallsInFlight(this::release, ownsEndpoint ? endpoint : null);
     }
 
     @Override
@@ -90,39 +88,16 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
 
     /** Counts a call in flight; false once shut down. */
     boolean callStarted() {
-        synchronized (lock) {
-            if (shutdown) {
-                return false;
-            }
-            callsInFlight++;
-            return true;
-        }
+        return calls.enter();
     }
 
     void callEnded() {
-        boolean terminate;
-        synchronized (lock) {
-            callsInFlight--;
-            terminate = shutdown && callsInFlight == 0 && !terminated;
-        }
-        if (terminate) {
-            terminate();
-        }
+        calls.exit();
     }
 
     @Override
     public io.grpc.ManagedChannel shutdown() {
-        boolean terminate;
-        synchronized (lock) {
-            if (shutdown) {
-                return this;
-            }
-            shutdown = true;
-            terminate = callsInFlight == 0;
-        }
-        if (terminate) {
-            terminate();
-        }
+        calls.shutdown();
         return this;
     }
 
@@ -136,7 +111,7 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
     }
 
     /** Releases what the channel owns, on the thread that ended its last call. */
-    private void terminate() {
+    private void release() {
         if (ownsEndpoint) {
             // shutdown, not close: this may run on the endpoint's own event loop, which close must not wait on.
             endpoint.shutdown(java.time.Duration.ZERO);
@@ -144,40 +119,21 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
         }
-        synchronized (lock) {
-            terminated = true;
-            lock.notifyAll();
-        }
     }
 
     @Override
     public boolean isShutdown() {
-        synchronized (lock) {
-            return shutdown;
-        }
+        return calls.isShutdown();
     }
 
     @Override
     public boolean isTerminated() {
-        synchronized (lock) {
-            return terminated;
-        }
+        return calls.isTerminated();
     }
 
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        long end = System.nanoTime() + unit.toNanos(timeout);
-        synchronized (lock) {
-            while (!terminated) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                TimeUnit.NANOSECONDS.timedWait(lock, left);
-            }
-        }
-        return !ownsEndpoint || endpoint.awaitTermination(Math.max(0, end - System.nanoTime()),
-                TimeUnit.NANOSECONDS);
+        return calls.awaitTermination(unit.toNanos(timeout));
     }
 
     @Override

@@ -19,6 +19,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The server side: serves gRPC services' unary methods on a {@link HomaEndpoint}, one Homa RPC per call. Built by
@@ -43,11 +44,10 @@ public final class HomaServer extends io.grpc.Server {
     private final ScheduledExecutorService deadlines;
     private final int maxInboundMessageSize;
     private final int maxInboundMetadataSize;
+    /** The calls {@link #shutdownNow} cancels. */
     private final Set<ServerRpc<?, ?>> inFlight = ConcurrentHashMap.newKeySet();
-    private final Object lock = new Object();
-    private boolean started;
-    private boolean shutdown;
-    private boolean terminated;
+    private final CallsInFlight calls;
+    private final AtomicBoolean started = new AtomicBoolean();
 
     /**
      * @param ownedExecutor {@code executor} when the server made it and shuts it down, else null
@@ -74,15 +74,13 @@ public final class HomaServer extends io.grpc.Server {
         this.deadlines = deadlines;
         this.maxInboundMessageSize = maxInboundMessageSize;
         this.maxInboundMetadataSize = maxInboundMetadataSize;
+        this.calls = new CallsInFlight(this::release, ownsEndpoint ? endpoint : null);
     }
 
     @Override
     public HomaServer start() {
-        synchronized (lock) {
-            if (started || shutdown) {
-                throw new IllegalStateException(shutdown ? "shut down" : "already started");
-            }
-            started = true;
+        if (calls.isShutdown() || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException(calls.isShutdown() ? "shut down" : "already started");
         }
         endpoint.serve(this::handle);
         return this;
@@ -128,19 +126,12 @@ public final class HomaServer extends io.grpc.Server {
             refuse(ctx, Status.INTERNAL.withDescription("malformed homa-grpc request: " + e.getMessage()));
             return;
         }
-        ServerRpc<?, ?> rpc;
-        synchronized (lock) {
-            if (shutdown) {
-                rpc = null;
-            } else {
-                rpc = new ServerRpc<>(this, ctx, method, headers, frame.message().retain(), frame.isGzip());
-                inFlight.add(rpc);
-            }
-        }
-        if (rpc == null) {
+        if (!calls.enter()) {
             refuse(ctx, Status.UNAVAILABLE.withDescription("server shutting down"));
             return;
         }
+        ServerRpc<?, ?> rpc = new ServerRpc<>(this, ctx, method, headers, frame.message().retain(), frame.isGzip());
+        inFlight.add(rpc);
         rpc.start(executor);
     }
 
@@ -158,28 +149,14 @@ public final class HomaServer extends io.grpc.Server {
 
     /** The call's answer went out (or it was cancelled): no longer in flight. */
     void callEnded(ServerRpc<?, ?> rpc) {
-        boolean terminate;
-        synchronized (lock) {
-            terminate = inFlight.remove(rpc) && shutdown && inFlight.isEmpty() && !terminated;
-        }
-        if (terminate) {
-            terminate();
+        if (inFlight.remove(rpc)) {
+            calls.exit();
         }
     }
 
     @Override
     public HomaServer shutdown() {
-        boolean terminate;
-        synchronized (lock) {
-            if (shutdown) {
-                return this;
-            }
-            shutdown = true;
-            terminate = inFlight.isEmpty();
-        }
-        if (terminate) {
-            terminate();
-        }
+        calls.shutdown();
         return this;
     }
 
@@ -192,14 +169,8 @@ public final class HomaServer extends io.grpc.Server {
         return this;
     }
 
-    private void terminate() {
-        synchronized (lock) {
-            if (terminated) {
-                return;
-            }
-            terminated = true;
-            lock.notifyAll();
-        }
+    /** Releases what the server owns, on the thread that ended its last call. */
+    private void release() {
         deadlines.shutdownNow();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
@@ -212,43 +183,23 @@ public final class HomaServer extends io.grpc.Server {
 
     @Override
     public boolean isShutdown() {
-        synchronized (lock) {
-            return shutdown;
-        }
+        return calls.isShutdown();
     }
 
     @Override
     public boolean isTerminated() {
-        synchronized (lock) {
-            return terminated;
-        }
+        return calls.isTerminated();
     }
 
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        long end = System.nanoTime() + unit.toNanos(timeout);
-        synchronized (lock) {
-            while (!terminated) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                TimeUnit.NANOSECONDS.timedWait(lock, left);
-            }
-        }
-        return !ownsEndpoint || endpoint.awaitTermination(Math.max(0, end - System.nanoTime()),
-                TimeUnit.NANOSECONDS);
+        return calls.awaitTermination(unit.toNanos(timeout));
     }
 
     @Override
     public void awaitTermination() throws InterruptedException {
-        synchronized (lock) {
-            while (!terminated) {
-                lock.wait();
-            }
-        }
-        if (ownsEndpoint) {
-            endpoint.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        while (!calls.awaitTermination(TimeUnit.DAYS.toNanos(1))) {
+            // no end but termination
         }
     }
 
