@@ -156,7 +156,7 @@ else
 fi
 IFS=, read -r -a protocol_list <<<"$PROTOCOLS"
 for protocol in "${protocol_list[@]}"; do
-  [[ "$protocol" == homa || "$protocol" == tcp ]] || die "--protocols takes homa and/or tcp"
+  [[ "$protocol" =~ ^(homa|tcp|grpc-homa|grpc-tcp)$ ]] || die "--protocols takes homa, tcp, grpc-homa, grpc-tcp"
 done
 
 mkdir -p "$OUT"
@@ -282,7 +282,7 @@ loss_report() {   # protocol dir
   host=$(grep -E '^=+ .*-h[0-9]+:' -A3 "$dir/switch.txt" 2>/dev/null | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' |
     awk '{ d += $1 } END { print d + 0 }')
   udp=$(cat "$dir"/snmp-h*.txt 2>/dev/null | awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { e += $6 } END { print e + 0 }')
-  if [[ "$protocol" == homa ]]; then
+  if [[ "$protocol" == homa || "$protocol" == grpc-homa ]]; then
     read -r data resent < <(grep -h 'MetricsSnapshot{' "$dir"/node-h*.err 2>/dev/null | awk '{
         if (match($0, /DATA in\/out=[0-9]+\/[0-9]+/)) { split(substr($0, RSTART, RLENGTH), a, "/"); d += a[3] }
         if (match($0, /retransmitted=[0-9]+/)) { r += substr($0, RSTART + 14, RLENGTH - 14) } }
@@ -342,7 +342,7 @@ client_dirs=()
 # One protocol's unloaded RTT by length: a server in h2, the probe in h1, nothing else on the rack.
 run_unloaded() {
   local protocol=$1 rtt_us=$RTT_US server_pid
-  [[ "$protocol" == homa ]] && rtt_us=$HOMA_RTT_US
+  [[ "$protocol" == homa || "$protocol" == grpc-homa ]] && rtt_us=$HOMA_RTT_US
   netlab up --hosts "$HOSTS" --link-mbps "$LINK_MBPS" --buffer-pkts "$BUFFER_PKTS" --host-queues "$HOST_QUEUES" >/dev/null
   local common=(--protocol "$protocol" --link-mbps "$LINK_MBPS" --link-framing-bytes 14 --rtt-us "$rtt_us"
     --max-message "$MAX_MESSAGE")
@@ -371,7 +371,7 @@ run_unloaded() {
 run_protocol() {
   local protocol=$1 dir="$OUT/$1" i j servers
   local rtt_us=$RTT_US
-  if [[ "$protocol" == homa ]]; then rtt_us=$HOMA_RTT_US; fi
+  if [[ "$protocol" == homa || "$protocol" == grpc-homa ]]; then rtt_us=$HOMA_RTT_US; fi
   local slowdown_args=()
   if [[ -n "$UNLOADED_DIR" ]]; then
     [[ -f "$UNLOADED_DIR/unloaded-$protocol.csv" ]] || die "no unloaded RTT for $protocol in $UNLOADED_DIR"

@@ -77,7 +77,7 @@ final class LoopbackComparison implements Comparison {
 
     /** Homa paces at loopback's rate; the link rate means nothing to TCP. */
     private int linkMbps(Protocol protocol) {
-        return protocol == Protocol.HOMA ? setup.homaLinkMbps() : plan.linkMbps();
+        return protocol.overHoma() ? setup.homaLinkMbps() : plan.linkMbps();
     }
 
     private TransportOptions transport(Protocol protocol) {

@@ -9,7 +9,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The stdout table: per bucket, each protocol's count, P50 and P99, and the TCP/Homa ratios (above 1: Homa is
- * faster), followed by the two headline ratios: messages up to 1,000 B merged, and the largest bucket. With
+ * faster), followed by the two headline ratios; one table per {@link ProtocolPair} run (homa and tcp, grpc-homa
+ * and grpc-tcp): messages up to 1,000 B merged, and the largest bucket. With
  * several repeats (Homa/TCP pairs) the headline is each ratio's median over the repeats with its min-max. When
  * a run behind the table was overloaded, it says OVERLOADED and prints no headline: the ratios would compare
  * queues in the clients, not transports.
@@ -33,18 +34,44 @@ public final class ComparisonTable {
      * @param repeats each repeat's own results (one Homa/TCP pair each); fewer than two: no spread is printed
      */
     public static String format(ResultSet merged, OverloadVerdict verdict, List<ResultSet> repeats) {
+        List<ProtocolPair> pairs = ProtocolPair.present(merged);
+        if (pairs.isEmpty()) {
+            return format(merged, verdict, repeats, ProtocolPair.HOMA_TCP);
+        }
+        StringBuilder sb = new StringBuilder();
+        for (ProtocolPair pair : pairs) {
+            if (sb.length() > 0) {
+                sb.append('\n');
+            }
+            sb.append(format(merged, verdict, repeats, pair));
+        }
+        return sb.toString();
+    }
+
+    /** The table and headline of one pair of protocols. */
+    private static String format(ResultSet merged, OverloadVerdict verdict, List<ResultSet> repeats,
+                                 ProtocolPair pair) {
         StringBuilder sb = new StringBuilder();
         List<Integer> bounds = merged.bucketBounds();
-        sb.append(String.format(Locale.ROOT, "%12s %8s %10s %10s %8s %10s %10s %9s %9s%n", "bucket<=B", "homa n",
-                "homa p50", "homa p99", "tcp n", "tcp p50", "tcp p99", "p50 t/h", "p99 t/h"));
+        String h = pair.homa();
+        String t = pair.tcp();
+        // the columns widen for longer names (grpc-homa) and stay as they were for homa and tcp
+        int countWidth = Math.max(8, Math.max(h.length(), t.length()) + 2);
+        int usWidth = Math.max(10, Math.max(h.length(), t.length()) + 4);
+        String row = "%12s %" + countWidth + "s %" + usWidth + "s %" + usWidth + "s %" + countWidth + "s %" + usWidth
+                + "s %" + usWidth + "s %9s %9s%n";
+        sb.append(String.format(Locale.ROOT, row, "bucket<=B", h + " n", h + " p50", h + " p99", t + " n",
+                t + " p50", t + " p99", "p50 t/h", "p99 t/h"));
         for (int bound : bounds) {
-            Optional<BucketLatencies> homa = merged.get("homa", bound);
-            Optional<BucketLatencies> tcp = merged.get("tcp", bound);
-            sb.append(String.format(Locale.ROOT, "%12d %8s %10s %10s %8s %10s %10s %9s %9s%n", bound,
+            Optional<BucketLatencies> homa = merged.get(h, bound);
+            Optional<BucketLatencies> tcp = merged.get(t, bound);
+            sb.append(String.format(Locale.ROOT, row, Integer.toString(bound),
                     count(homa), us(homa, 50), us(homa, 99), count(tcp), us(tcp, 50), us(tcp, 99),
                     ratio(tcp, homa, 50), ratio(tcp, homa, 99)));
         }
-        sb.append("(RTT in microseconds; t/h = TCP / Homa, above 1 means Homa is faster)\n");
+        sb.append(pair.equals(ProtocolPair.HOMA_TCP)
+                ? "(RTT in microseconds; t/h = TCP / Homa, above 1 means Homa is faster)\n"
+                : "(RTT in microseconds; t/h = " + pair.ratioName() + ", above 1 means " + h + " is faster)\n");
         if (bounds.isEmpty()) {
             return sb.toString();
         }
@@ -55,23 +82,24 @@ public final class ComparisonTable {
                     + " measure the transports alone\n");
             return sb.toString();
         }
-        HeadlineRatios all = HeadlineRatios.of(merged);
-        Histogram homaShort = merged.mergedUpTo("homa", SHORT_MESSAGE_BYTES);
-        Histogram tcpShort = merged.mergedUpTo("tcp", SHORT_MESSAGE_BYTES);
+        HeadlineRatios all = HeadlineRatios.of(merged, pair);
+        Histogram homaShort = merged.mergedUpTo(h, SHORT_MESSAGE_BYTES);
+        Histogram tcpShort = merged.mergedUpTo(t, SHORT_MESSAGE_BYTES);
         String scope = repeats.size() > 1 ? ", all " + repeats.size() + " repeats" : "";
         if (!Double.isNaN(all.shortP99())) {
             sb.append(String.format(Locale.ROOT,
-                    "messages <= %d B (buckets merged%s): P50 tcp/homa = %s, P99 tcp/homa = %s"
-                            + " (homa P99 %.1f us, tcp P99 %.1f us)%n",
-                    SHORT_MESSAGE_BYTES, scope, ratioText(all.shortP50()), ratioText(all.shortP99()),
-                    homaShort.getValueAtPercentile(99) / 1e3, tcpShort.getValueAtPercentile(99) / 1e3));
+                    "messages <= %d B (buckets merged%s): P50 %s = %s, P99 %s = %s (%s P99 %.1f us, %s P99 %.1f us)%n",
+                    SHORT_MESSAGE_BYTES, scope, pair.ratioName(), ratioText(all.shortP50()), pair.ratioName(),
+                    ratioText(all.shortP99()), h,
+                    homaShort.getValueAtPercentile(99) / 1e3, t, tcpShort.getValueAtPercentile(99) / 1e3));
         }
-        Optional<BucketLatencies> homaLargest = merged.get("homa", all.largestBucket());
-        Optional<BucketLatencies> tcpLargest = merged.get("tcp", all.largestBucket());
+        Optional<BucketLatencies> homaLargest = merged.get(h, all.largestBucket());
+        Optional<BucketLatencies> tcpLargest = merged.get(t, all.largestBucket());
         if (!Double.isNaN(all.largestP99())) {
             sb.append(String.format(Locale.ROOT,
-                    "largest bucket (<= %d B%s): P50 tcp/homa = %s, P99 tcp/homa = %s%n", all.largestBucket(),
-                    scope, ratioText(all.largestP50()), ratioText(all.largestP99())));
+                    "largest bucket (<= %d B%s): P50 %s = %s, P99 %s = %s%n", all.largestBucket(),
+                    scope, pair.ratioName(), ratioText(all.largestP50()), pair.ratioName(),
+                    ratioText(all.largestP99())));
         }
         long fewest = Math.min(homaLargest.map(BucketLatencies::count).orElse(0L),
                 tcpLargest.map(BucketLatencies::count).orElse(0L));
@@ -82,11 +110,11 @@ public final class ComparisonTable {
                     slowest == 1 ? "its slowest call" : "one of its " + slowest + " slowest calls"));
         }
         if (repeats.size() > 1) {
-            List<HeadlineRatios> each = repeats.stream().map(HeadlineRatios::of).toList();
+            List<HeadlineRatios> each = repeats.stream().map(r -> HeadlineRatios.of(r, pair)).toList();
             sb.append(String.format(Locale.ROOT, "headline, median (min-max) over %d repeats:"
-                            + " messages <= %d B P99 tcp/homa = %s, P50 = %s; largest bucket P99 tcp/homa = %s,"
-                            + " P50 = %s%n", repeats.size(), SHORT_MESSAGE_BYTES,
-                    spread(each, HeadlineRatios::shortP99), spread(each, HeadlineRatios::shortP50),
+                            + " messages <= %d B P99 %s = %s, P50 = %s; largest bucket P99 %s = %s,"
+                            + " P50 = %s%n", repeats.size(), SHORT_MESSAGE_BYTES, pair.ratioName(),
+                    spread(each, HeadlineRatios::shortP99), spread(each, HeadlineRatios::shortP50), pair.ratioName(),
                     spread(each, HeadlineRatios::largestP99), spread(each, HeadlineRatios::largestP50)));
         }
         return sb.toString();

@@ -12,7 +12,8 @@ import java.util.TreeSet;
 
 /**
  * Bucket histograms of one or more protocols, merged exactly: histograms of the same protocol and bucket (from
- * several clients) are added. Protocols are ordered homa first, then tcp, then any other name. Not thread-safe.
+ * several clients) are added. Protocols are ordered homa, tcp, grpc-homa, grpc-tcp, then any other
+ * name. Not thread-safe.
  */
 public final class ResultSet {
     private final Map<String, TreeMap<Integer, Histogram>> byProtocol = new TreeMap<>(ResultSet::compareProtocols);
@@ -25,7 +26,9 @@ public final class ResultSet {
         return switch (protocol) {
             case "homa" -> 0;
             case "tcp" -> 1;
-            default -> 2;
+            case "grpc-homa" -> 2;
+            case "grpc-tcp" -> 3;
+            default -> 4;
         };
     }
 

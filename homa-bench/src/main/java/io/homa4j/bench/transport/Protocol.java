@@ -79,6 +79,11 @@ public enum Protocol {
         return connect(servers, options);
     }
 
+    /** True for the protocols Homa carries (Homa's link rate and RTT settings apply to them). */
+    public boolean overHoma() {
+        return this == HOMA || this == GRPC_HOMA;
+    }
+
     /** Lower-case name with dashes ({@code grpc-homa}), as on the command line and in the CSV files. */
     public String id() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
