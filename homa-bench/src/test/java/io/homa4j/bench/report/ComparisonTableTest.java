@@ -42,6 +42,24 @@ class ComparisonTableTest {
     }
 
     @Test
+    void eachPairOfProtocolsGetsItsTableAndHeadline() {
+        ResultSet four = new ResultSet().add("homa", 500, micros(10, 10)).add("tcp", 500, micros(40, 10))
+                .add("grpc-homa", 500, micros(20, 10)).add("grpc-tcp", 500, micros(300, 10));
+        String table = ComparisonTable.format(four);
+        double homaTcp = HeadlineRatios.of(four, ProtocolPair.HOMA_TCP).shortP99();
+        double grpc = HeadlineRatios.of(four, ProtocolPair.GRPC).shortP99();
+        assertEquals(4, homaTcp, 0.05);
+        assertEquals(15, grpc, 0.1);
+        assertTrue(table.contains("P99 tcp/homa = " + ComparisonTable.ratioText(homaTcp)), table);
+        assertTrue(table.contains("P99 grpc-tcp/grpc-homa = " + ComparisonTable.ratioText(grpc)), table);
+        assertTrue(table.indexOf("P99 tcp/homa") < table.indexOf("grpc-homa p50"), "homa/tcp first: " + table);
+        String grpcOnly = ComparisonTable.format(new ResultSet().add("grpc-tcp", 500, micros(300, 10))
+                .add("grpc-homa", 500, micros(20, 10)));
+        assertTrue(grpcOnly.startsWith(String.format("%12s %11s", "bucket<=B", "grpc-homa n")), grpcOnly);
+        assertTrue(!grpcOnly.contains("tcp/homa ="), "no homa/tcp table without homa and tcp: " + grpcOnly);
+    }
+
+    @Test
     void smallRatiosKeepTwoSignificantDigits() {
         assertEquals("0.0042", ComparisonTable.ratioText(0.0042));
         assertEquals("0.25", ComparisonTable.ratioText(0.25));
