@@ -47,6 +47,7 @@ public final class GrpcTransport {
             .build();
     private static final long DEADLINE_SECONDS = 30;
     private static final int ENVELOPE_ROOM = 64 * 1024;
+    private static final long CLOSE_GRACE_SECONDS = 2;
 
     private GrpcTransport() {
     }
@@ -164,10 +165,15 @@ public final class GrpcTransport {
 
         @Override
         public void close() {
-            server.shutdownNow();
+            // Graceful first: calls still in flight end with their answers, not with a reset stream per call.
+            server.shutdown();
             try {
-                server.awaitTermination(5, TimeUnit.SECONDS);
+                if (!server.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
+                    server.shutdownNow();
+                    server.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
+                }
             } catch (InterruptedException e) {
+                server.shutdownNow();
                 Thread.currentThread().interrupt();
             }
             if (endpoint != null) {
@@ -238,12 +244,16 @@ public final class GrpcTransport {
         @Override
         public void close() {
             for (ManagedChannel channel : channels) {
-                channel.shutdownNow();
+                channel.shutdown();
             }
             for (ManagedChannel channel : channels) {
                 try {
-                    channel.awaitTermination(5, TimeUnit.SECONDS);
+                    if (!channel.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS)) {
+                        channel.shutdownNow(); // calls the driver left unfinished
+                        channel.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
+                    }
                 } catch (InterruptedException e) {
+                    channel.shutdownNow();
                     Thread.currentThread().interrupt();
                 }
             }
