@@ -10,7 +10,7 @@
 #     scripts')
 #   - Ctrl-C (SIGINT to the process group, as a terminal sends it) during such a run leaves any namespace behind
 #   - the rack is not completely gone afterwards
-# The compare part (about 40 s: JVM starts) is skipped with NETLAB_SMOKE_RACK_ONLY=1.
+# The compare part (a few minutes: the calibration run, the unloaded RTT, then both protocols) is skipped with NETLAB_SMOKE_RACK_ONLY=1.
 # Its namespaces are named homa-smoke-<pid>-*, so it never touches a developer's rack or another smoke run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,7 +90,7 @@ if [[ -n "${NETLAB_SMOKE_RACK_ONLY:-}" ]]; then
   echo "netlab smoke: NETLAB_SMOKE_RACK_ONLY set: rack checks only"
 elif [[ -f "$jar" ]] && command -v java >/dev/null; then
   out=$(mktemp -d)
-  if timeout 240 java -jar "$jar" compare --where rack --prefix "$NETLAB_PREFIX-cmp" --hosts 2 \
+  if timeout 480 java -jar "$jar" compare --where rack --prefix "$NETLAB_PREFIX-cmp" --hosts 2 \
       --link-mbps "$LINK_MBPS" --workload w4 --max-message 100000 --load 0.1 --duration 3 --warmup 1 \
       --repeats 1 --out "$out" >"$out/compare.log" 2>&1; then
     for protocol in homa tcp; do

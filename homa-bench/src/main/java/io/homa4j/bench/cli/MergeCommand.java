@@ -85,7 +85,7 @@ final class MergeCommand implements BenchCommand {
         return Cli.OK;
     }
 
-    /** "W4 (truncated at 1000000 B), 4 clients offering 40.0 Mbit/s in all\n2026-12-03 10:41 UTC, commit c2e0715". */
+    /** The workload and load on one line, then the run's time (yyyy-MM-dd HH:mm UTC) and commit. */
     static String defaultTitle(List<RunsCsv.ClientRun> runs) {
         if (runs.isEmpty()) {
             return "Round-trip time by message length";

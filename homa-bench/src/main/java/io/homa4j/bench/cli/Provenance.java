@@ -71,12 +71,12 @@ public final class Provenance {
         }
     }
 
-    /** "2026-12-03 10:41 UTC". */
+    /** The time to the minute, as yyyy-MM-dd HH:mm UTC. */
     public static String minute(Instant when) {
         return MINUTE.format(when);
     }
 
-    /** "2026-12-03 10:41:07 UTC". */
+    /** The time to the second, as yyyy-MM-dd HH:mm:ss UTC. */
     static String second(Instant when) {
         return SECOND.format(when);
     }
