@@ -34,6 +34,14 @@ class CompareOptionsTest {
     }
 
     @Test
+    void theGrpcProtocolsAreOptInByTheirCommandLineNames() throws Exception {
+        assertEquals(List.of(Protocol.HOMA, Protocol.TCP), parse().plan(false).protocols());
+        ComparePlan grpc = parse("--where", "loopback", "--protocols", "grpc-homa,GRPC-TCP").plan(false);
+        assertEquals(List.of(Protocol.GRPC_HOMA, Protocol.GRPC_TCP), grpc.protocols());
+        assertEquals(List.of(Protocol.GRPC_TCP, Protocol.GRPC_HOMA), grpc.order(2));
+    }
+
+    @Test
     void defaultsDependOnThePlace() throws Exception {
         CompareCommand command = parse();
         ComparePlan rack = command.plan(true);
