@@ -146,6 +146,14 @@ final class CompareReport {
         return rows;
     }
 
+    /** What the title says is compared: "Homa vs TCP" for the default pair, else the protocols' names. */
+    static String versus(List<Protocol> protocols) {
+        if (protocols.size() == 2 && protocols.containsAll(List.of(Protocol.HOMA, Protocol.TCP))) {
+            return "Homa vs TCP";
+        }
+        return String.join(" vs ", protocols.stream().map(Protocol::id).toList());
+    }
+
     /** The figure's title: workload, load, place, repeats; second line date, commit and load average. */
     private String title(String place) {
         String max = plan.maxMessage() < Integer.MAX_VALUE ? " (max " + RttPlot.lengthLabel(plan.maxMessage()) + ")"
@@ -155,9 +163,10 @@ final class CompareReport {
                         + " messages)", RttPlot.lengthLabel(bounds[bounds.length - 2] + 1),
                 RttPlot.lengthLabel(bounds[bounds.length - 1]),
                 100 * (1 - plan.workload().cumulativeFraction(bounds[bounds.length - 2])));
-        return String.format(Locale.ROOT, "%s%s at %.0f%% load, %s: Homa vs TCP\n%d repeat%s of %s s per protocol"
+        return String.format(Locale.ROOT, "%s%s at %.0f%% load, %s: %s\n%d repeat%s of %s s per protocol"
                         + " (merged)%s \u00b7 %s \u00b7 commit %s \u00b7 load average %s",
-                plan.workload().name().toUpperCase(Locale.ROOT), max, plan.load() * 100, place, plan.repeats(),
+                plan.workload().name().toUpperCase(Locale.ROOT), max, plan.load() * 100, place,
+                versus(plan.protocols()), plan.repeats(),
                 plan.repeats() == 1 ? "" : "s", Converters.number(plan.durationSeconds()), largest,
                 Provenance.minute(Instant.now()), Provenance.commit(), record.loadBefore());
     }

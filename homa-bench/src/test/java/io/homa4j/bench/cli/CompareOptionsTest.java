@@ -39,6 +39,9 @@ class CompareOptionsTest {
         ComparePlan grpc = parse("--where", "loopback", "--protocols", "grpc-homa,GRPC-TCP").plan(false);
         assertEquals(List.of(Protocol.GRPC_HOMA, Protocol.GRPC_TCP), grpc.protocols());
         assertEquals(List.of(Protocol.GRPC_TCP, Protocol.GRPC_HOMA), grpc.order(2));
+        assertEquals("Homa vs TCP", CompareReport.versus(List.of(Protocol.TCP, Protocol.HOMA)));
+        assertEquals("grpc-homa vs grpc-tcp", CompareReport.versus(grpc.protocols()));
+        assertEquals("homa vs tcp vs grpc-homa vs grpc-tcp", CompareReport.versus(List.of(Protocol.values())));
     }
 
     @Test
