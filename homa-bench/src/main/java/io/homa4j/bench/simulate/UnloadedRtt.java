@@ -31,6 +31,7 @@ import java.util.TreeSet;
 public final class UnloadedRtt {
     static final int EXACT_PACKETS = 64;
     static final double GRID_RATIO = 1.04;
+    /** The shortest wait for an idle network to go quiet; slow links get longer (see IdleProbe#quietNanos). */
     private static final long QUIET_NANOS = 50_000_000L;
 
     private final int payloadPerPacket;
@@ -107,8 +108,12 @@ public final class UnloadedRtt {
         private long lastEnd = -1;
         private long lastRtt;
         private boolean failed;
+        private final long quietNanos;
 
         IdleProbe(RackSpec rack, HomaConfig config, int maxLength) {
+            // The previous RPC's last packets and acknowledgements take longer to drain on a slow link: allow four
+            // transmissions of the longest message, at least QUIET_NANOS.
+            this.quietNanos = Math.max(QUIET_NANOS, 4 * (maxLength * 8L * 1_000_000_000L / rack.linkBitsPerSecond()));
             this.network = new SimulatedNetwork(rack.withHosts(2).networkConfig(1));
             this.payload = SharedPayload.allocate(maxLength);
             ByteBufAllocator buffers = RackNode.rackBuffers();
@@ -118,8 +123,9 @@ public final class UnloadedRtt {
         }
 
         long rttNanos(int length) {
-            if (!network.runUntilIdle(QUIET_NANOS)) {
-                throw new IllegalStateException("the idle network did not go quiet within 50 ms");
+            if (!network.runUntilIdle(quietNanos)) {
+                throw new IllegalStateException("the idle network did not go quiet within " + quietNanos / 1_000_000
+                        + " ms");
             }
             long before = lastEnd;
             client.callNow(network.host(1).address(), length);
