@@ -15,8 +15,8 @@ import java.util.Locale;
  * {@code slowdown.csv}: per protocol and length bucket (the rows of {@code results.csv}), how many calls were
  * measured, the bucket's median unloaded RTT in microseconds (what a slowdown of 1 means there) and the P50 and P99
  * slowdown (each call's RTT over the unloaded RTT of its own length, as the Homa papers report it; 2 decimals).
- * {@code compare} writes Homa's and TCP's rows and the simulated limit's ({@code homa-ideal}); {@code simulate} its
- * own protocol's. Empty buckets have empty slowdown cells.
+ * {@code compare} writes the rows of the protocols it compared and the simulated limit's ({@code homa-ideal});
+ * {@code simulate} its own protocol's. Empty buckets have empty slowdown cells.
  */
 public final class SlowdownCsv {
     public static final String HEADER = "protocol,bucket_max_bytes,count,unloaded_us,p50_slowdown,p99_slowdown";

@@ -8,9 +8,10 @@ import java.util.Optional;
 
 /**
  * The stdout table of slowdown, beside the RTT table: per length bucket the unloaded RTT and the P50 and P99
- * slowdown of Homa, TCP and Homa's limit on the same rack ({@link #IDEAL}, simulated with ideal hosts), and how far
- * Homa is from that limit (Homa / ideal: 1 is the limit). Then the same for messages up to 1 KB merged and for the
- * largest bucket, the two places the headline ratios look at.
+ * slowdown of the two protocols of a {@link ProtocolPair} (homa and tcp, grpc-homa and grpc-tcp), Homa's limit on
+ * the same rack ({@link #IDEAL}, simulated with ideal hosts), and how far the pair's Homa side is from that limit
+ * (Homa / ideal: 1 is the limit). Then the same for messages up to 1 KB merged and for the largest bucket, the two
+ * places the headline ratios look at. One table per pair run, as in {@link ComparisonTable}.
  */
 public final class SlowdownTable {
     /** The protocol name of the simulated limit in {@code slowdown.csv}, the table and the figure. */
@@ -20,40 +21,71 @@ public final class SlowdownTable {
     }
 
     /**
-     * @param slowdownsMilli slowdown x 1000 per protocol and bucket, all calls merged (homa, tcp, {@link #IDEAL})
+     * One table per {@link ProtocolPair} with both sides in {@code slowdownsMilli}; with neither pair complete,
+     * the {@link ProtocolPair#HOMA_TCP} table (its missing cells "-").
+     *
+     * @param slowdownsMilli slowdown x 1000 per protocol and bucket, all calls merged (the compared protocols and
+     *                       {@link #IDEAL})
      * @param rows           {@code slowdown.csv}'s rows of the same (for the unloaded RTTs)
      */
     public static String format(ResultSet slowdownsMilli, List<SlowdownCsv.Row> rows) {
+        List<ProtocolPair> pairs = ProtocolPair.present(slowdownsMilli);
+        if (pairs.isEmpty()) {
+            return format(slowdownsMilli, rows, ProtocolPair.HOMA_TCP);
+        }
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%12s %11s %11s %8s %8s %8s %8s %8s %8s %9s %9s%n", "bucket<=B",
-                "homa idle", "tcp idle", "homa p50", "homa p99", "tcp p50", "tcp p99", "ideal50", "ideal99",
-                "p50 h/id", "p99 h/id"));
+        for (ProtocolPair pair : pairs) {
+            if (sb.length() > 0) {
+                sb.append('\n');
+            }
+            sb.append(format(slowdownsMilli, rows, pair));
+        }
+        return sb.toString();
+    }
+
+    /** The table of {@code pair} and {@link #IDEAL}; see {@link #format(ResultSet, List)}. */
+    public static String format(ResultSet slowdownsMilli, List<SlowdownCsv.Row> rows, ProtocolPair pair) {
+        String h = pair.homa();
+        String t = pair.tcp();
+        // the columns widen for longer names (grpc-homa) and stay as they were for homa and tcp
+        int longest = Math.max(h.length(), t.length());
+        int idleWidth = Math.max(11, longest + 7);
+        int valueWidth = Math.max(8, longest + 4);
+        String row = "%12s %" + idleWidth + "s %" + idleWidth + "s %" + valueWidth + "s %" + valueWidth + "s %"
+                + valueWidth + "s %" + valueWidth + "s %8s %8s %9s %9s%n";
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, row, "bucket<=B", h + " idle", t + " idle", h + " p50", h + " p99",
+                t + " p50", t + " p99", "ideal50", "ideal99", "p50 h/id", "p99 h/id"));
         for (int bound : slowdownsMilli.bucketBounds()) {
-            sb.append(String.format(Locale.ROOT, "%12d %11s %11s %8s %8s %8s %8s %8s %8s %9s %9s%n", bound,
-                    unloaded(rows, "homa", bound), unloaded(rows, "tcp", bound),
-                    value(slowdownsMilli, "homa", bound, 50), value(slowdownsMilli, "homa", bound, 99),
-                    value(slowdownsMilli, "tcp", bound, 50), value(slowdownsMilli, "tcp", bound, 99),
+            sb.append(String.format(Locale.ROOT, row, Integer.toString(bound),
+                    unloaded(rows, h, bound), unloaded(rows, t, bound),
+                    value(slowdownsMilli, h, bound, 50), value(slowdownsMilli, h, bound, 99),
+                    value(slowdownsMilli, t, bound, 50), value(slowdownsMilli, t, bound, 99),
                     value(slowdownsMilli, IDEAL, bound, 50), value(slowdownsMilli, IDEAL, bound, 99),
-                    toIdeal(slowdownsMilli, bound, 50), toIdeal(slowdownsMilli, bound, 99)));
+                    toIdeal(slowdownsMilli, h, bound, 50), toIdeal(slowdownsMilli, h, bound, 99)));
         }
         sb.append("(slowdown = RTT / unloaded RTT of the same length; idle = the bucket's median unloaded RTT, us;"
-                + " h/id = Homa / " + IDEAL + ", 1 is Homa's limit on this rack)\n");
+                + " h/id = " + (pair.equals(ProtocolPair.HOMA_TCP) ? "Homa" : h) + " / " + IDEAL
+                + ", 1 is Homa's limit on this rack)\n");
         List<Integer> bounds = slowdownsMilli.bucketBounds();
         if (bounds.isEmpty()) {
             return sb.toString();
         }
-        sb.append(line("messages <= " + HeadlineRatios.SHORT_MESSAGE_BYTES + " B",
-                merged(slowdownsMilli, "homa"), merged(slowdownsMilli, "tcp"), merged(slowdownsMilli, IDEAL)));
+        sb.append(line("messages <= " + HeadlineRatios.SHORT_MESSAGE_BYTES + " B", pair,
+                merged(slowdownsMilli, h), merged(slowdownsMilli, t), merged(slowdownsMilli, IDEAL)));
         int largest = bounds.get(bounds.size() - 1);
-        sb.append(line("largest bucket (<= " + largest + " B)", bucket(slowdownsMilli, "homa", largest),
-                bucket(slowdownsMilli, "tcp", largest), bucket(slowdownsMilli, IDEAL, largest)));
+        sb.append(line("largest bucket (<= " + largest + " B)", pair, bucket(slowdownsMilli, h, largest),
+                bucket(slowdownsMilli, t, largest), bucket(slowdownsMilli, IDEAL, largest)));
         return sb.toString();
     }
 
-    private static String line(String what, Histogram homa, Histogram tcp, Histogram ideal) {
-        return String.format(Locale.ROOT, "slowdown, %s: P50 homa %s, tcp %s, %s %s (homa/ideal %s); P99 homa %s,"
-                        + " tcp %s, %s %s (homa/ideal %s)%n", what, p(homa, 50), p(tcp, 50), IDEAL, p(ideal, 50),
-                ratio(homa, ideal, 50), p(homa, 99), p(tcp, 99), IDEAL, p(ideal, 99), ratio(homa, ideal, 99));
+    private static String line(String what, ProtocolPair pair, Histogram homa, Histogram tcp, Histogram ideal) {
+        String h = pair.homa();
+        String t = pair.tcp();
+        return String.format(Locale.ROOT, "slowdown, %s: P50 %s %s, %s %s, %s %s (%s/ideal %s); P99 %s %s,"
+                        + " %s %s, %s %s (%s/ideal %s)%n", what, h, p(homa, 50), t, p(tcp, 50), IDEAL, p(ideal, 50),
+                h, ratio(homa, ideal, 50), h, p(homa, 99), t, p(tcp, 99), IDEAL, p(ideal, 99), h,
+                ratio(homa, ideal, 99));
     }
 
     private static Histogram merged(ResultSet s, String protocol) {
@@ -83,8 +115,8 @@ public final class SlowdownTable {
         return b.map(x -> String.format(Locale.ROOT, "%.2f", x.percentileMicros(percentile))).orElse("-");
     }
 
-    private static String toIdeal(ResultSet s, int bound, double percentile) {
-        Optional<BucketLatencies> homa = s.get("homa", bound).filter(x -> x.count() > 0);
+    private static String toIdeal(ResultSet s, String homaSide, int bound, double percentile) {
+        Optional<BucketLatencies> homa = s.get(homaSide, bound).filter(x -> x.count() > 0);
         Optional<BucketLatencies> ideal = s.get(IDEAL, bound).filter(x -> x.count() > 0);
         if (homa.isEmpty() || ideal.isEmpty()) {
             return "-";

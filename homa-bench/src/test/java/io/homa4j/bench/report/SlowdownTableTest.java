@@ -1,11 +1,17 @@
 package io.homa4j.bench.report;
 
 import io.homa4j.bench.driver.LatencyRecorder;
+import io.homa4j.bench.driver.RttByLength;
+import io.homa4j.bench.workload.Workloads;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SlowdownTableTest {
@@ -36,5 +42,81 @@ class SlowdownTableTest {
         assertTrue(table.contains("slowdown, messages <= 1000 B: P50 homa 3.00, tcp 16.01, homa-ideal 1.50"
                 + " (homa/ideal 2.00); P99 homa 8.00, tcp 32.02, homa-ideal 3.00 (homa/ideal 2.67)"), table);
         assertTrue(table.contains("slowdown, largest bucket (<= 1000000 B): P50 homa 4.00"), table);
+    }
+
+    /** The W4 buckets of the rack's slowdowns with {@code homaSide} and {@code tcpSide} measured, and the limit. */
+    private static ResultSet rackSlowdowns(String homaSide, String tcpSide) {
+        return new ResultSet()
+                .add(homaSide, 315, slowdowns(1.2, 1.4, 2.5)).add(tcpSide, 315, slowdowns(9, 30, 61))
+                .add(SlowdownTable.IDEAL, 315, slowdowns(1.1, 1.2))
+                .add(homaSide, 20_000, slowdowns(2, 3)).add(tcpSide, 20_000, slowdowns(4, 7))
+                .add(SlowdownTable.IDEAL, 20_000, slowdowns(1.5))
+                .add(homaSide, 1_000_000, slowdowns(3.5)).add(tcpSide, 1_000_000, slowdowns(4.5))
+                .add(SlowdownTable.IDEAL, 1_000_000, slowdowns(2.5));
+    }
+
+    /** {@code slowdown.csv}'s rows as compare makes them: each protocol against its own unloaded RTT by length. */
+    private static List<SlowdownCsv.Row> rows(ResultSet s, String homaSide, String tcpSide) {
+        RttByLength homaIdle = new RttByLength(new long[] {1, 1_000_000}, new double[] {20_000, 900_000});
+        RttByLength tcpIdle = new RttByLength(new long[] {1, 1_000_000}, new double[] {30_000, 950_000});
+        List<SlowdownCsv.Row> rows = new ArrayList<>(SlowdownCsv.rows(homaSide, s, Workloads.W4, homaIdle));
+        rows.addAll(SlowdownCsv.rows(tcpSide, s, Workloads.W4, tcpIdle));
+        return rows;
+    }
+
+    /** The cells of a table's bucket rows, past the header: what the protocols' names do not change. */
+    private static List<List<String>> cells(String table) {
+        return table.lines().skip(1).takeWhile(l -> !l.startsWith("("))
+                .map(l -> Arrays.asList(l.trim().split("\\s+"))).toList();
+    }
+
+    @Test
+    void grpcProtocolsFillTheirOwnTable() {
+        ResultSet grpc = rackSlowdowns("grpc-homa", "grpc-tcp");
+        String table = SlowdownTable.format(grpc, rows(grpc, "grpc-homa", "grpc-tcp"));
+
+        List<List<String>> cells = cells(table);
+        assertEquals(3, cells.size(), table);
+        for (List<String> row : cells) {
+            assertEquals(11, row.size(), table);
+            assertFalse(row.contains("-"), "every cell filled: " + table);
+        }
+        assertTrue(table.lines().findFirst().orElseThrow().matches("\\s+bucket<=B\\s+grpc-homa idle\\s+grpc-tcp idle"
+                + "\\s+grpc-homa p50\\s+grpc-homa p99\\s+grpc-tcp p50\\s+grpc-tcp p99\\s+ideal50\\s+ideal99"
+                + "\\s+p50 h/id\\s+p99 h/id"), table);
+        assertTrue(table.contains("h/id = grpc-homa / homa-ideal"), table);
+        assertTrue(table.contains("slowdown, messages <= 1000 B: P50 grpc-homa "), table);
+        assertTrue(table.contains("slowdown, largest bucket (<= 1000000 B): P50 grpc-homa "), table);
+        assertFalse(table.contains(" - "), "no empty cell or headline value: " + table);
+    }
+
+    @Test
+    void grpcTableHoldsTheNumbersTheHomaTcpTableWouldForTheSameCalls() {
+        ResultSet grpc = rackSlowdowns("grpc-homa", "grpc-tcp");
+        ResultSet plain = rackSlowdowns("homa", "tcp");
+        String grpcTable = SlowdownTable.format(grpc, rows(grpc, "grpc-homa", "grpc-tcp"));
+        String plainTable = SlowdownTable.format(plain, rows(plain, "homa", "tcp"));
+
+        assertEquals(cells(plainTable), cells(grpcTable));
+        assertEquals(plainTable.lines().filter(l -> l.startsWith("slowdown,")).map(l -> l.replace("homa-ideal", "LIMIT")
+                        .replace("homa", "grpc-homa").replace("tcp", "grpc-tcp").replace("LIMIT", "homa-ideal"))
+                        .toList(),
+                grpcTable.lines().filter(l -> l.startsWith("slowdown,")).toList());
+    }
+
+    @Test
+    void bothPairsRunGiveOneTableEach() {
+        ResultSet all = rackSlowdowns("homa", "tcp");
+        rackSlowdowns("grpc-homa", "grpc-tcp").rows().stream().filter(r -> r.protocol().startsWith("grpc-"))
+                .forEach(r -> all.add(r.protocol(), r.bucketMaxBytes(), r.histogram()));
+        List<SlowdownCsv.Row> rows = new ArrayList<>(rows(all, "homa", "tcp"));
+        rows.addAll(rows(all, "grpc-homa", "grpc-tcp"));
+
+        String table = SlowdownTable.format(all, rows);
+
+        assertEquals(SlowdownTable.format(all, rows, ProtocolPair.HOMA_TCP) + "\n"
+                + SlowdownTable.format(all, rows, ProtocolPair.GRPC), table);
+        assertEquals(cells(SlowdownTable.format(all, rows, ProtocolPair.HOMA_TCP)),
+                cells(SlowdownTable.format(all, rows, ProtocolPair.GRPC)));
     }
 }
