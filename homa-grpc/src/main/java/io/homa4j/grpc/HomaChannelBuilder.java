@@ -10,7 +10,6 @@ import io.homa4j.grpc.internal.InterceptedChannel;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -123,10 +122,7 @@ public final class HomaChannelBuilder {
      * @return this builder
      */
     public HomaChannelBuilder maxInboundMessageSize(int bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("maxInboundMessageSize must be positive: " + bytes);
-        }
-        this.maxInboundMessageSize = bytes;
+        this.maxInboundMessageSize = BuilderSupport.positiveLimit("maxInboundMessageSize", bytes);
         return this;
     }
 
@@ -138,10 +134,7 @@ public final class HomaChannelBuilder {
      * @return this builder
      */
     public HomaChannelBuilder maxInboundMetadataSize(int bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("maxInboundMetadataSize must be positive: " + bytes);
-        }
-        this.maxInboundMetadataSize = bytes;
+        this.maxInboundMetadataSize = BuilderSupport.positiveLimit("maxInboundMetadataSize", bytes);
         return this;
     }
 
@@ -168,7 +161,8 @@ public final class HomaChannelBuilder {
         boolean ownsEndpoint = endpoint == null;
         HomaEndpoint from = ownsEndpoint ? HomaEndpoint.builder().bindAddress(localAddressFor(server)).build()
                 : endpoint;
-        ExecutorService ownedExecutor = executor == null ? Executors.newCachedThreadPool(daemonThreads()) : null;
+        ExecutorService ownedExecutor = executor == null ? Executors.newCachedThreadPool(
+                BuilderSupport.daemonThreads("client")) : null;
         HomaChannel channel = new HomaChannel(from, ownsEndpoint, server,
                 executor != null ? executor : ownedExecutor, ownedExecutor, maxInboundMessageSize,
                 maxInboundMetadataSize);
@@ -179,22 +173,6 @@ public final class HomaChannelBuilder {
     /** Loopback for a loopback server, else the wildcard address of the server's family. */
     private static InetAddress localAddressFor(InetSocketAddress server) {
         InetAddress address = server.getAddress();
-        if (address.isLoopbackAddress()) {
-            return address;
-        }
-        try {
-            return InetAddress.getByAddress(new byte[address instanceof Inet6Address ? 16 : 4]);
-        } catch (UnknownHostException impossible) {
-            throw new AssertionError(impossible);
-        }
-    }
-
-    private static java.util.concurrent.ThreadFactory daemonThreads() {
-        java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
-        return task -> {
-            Thread thread = new Thread(task, "homa-grpc-client-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
+        return address.isLoopbackAddress() ? address : BuilderSupport.wildcard(address instanceof Inet6Address);
     }
 }

@@ -16,7 +16,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Builds an {@link io.grpc.Server} that serves gRPC services over Homa:
@@ -57,7 +56,7 @@ public final class HomaServerBuilder {
      * @return the builder
      */
     public static HomaServerBuilder forPort(int port) {
-        return forAddress(anyAddress(), port);
+        return forAddress(BuilderSupport.wildcard(false), port);
     }
 
     /**
@@ -133,19 +132,13 @@ public final class HomaServerBuilder {
      * {@code HomaConfig.maxMessageBytes}.
      */
     public HomaServerBuilder maxInboundMessageSize(int bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("maxInboundMessageSize must be positive: " + bytes);
-        }
-        this.maxInboundMessageSize = bytes;
+        this.maxInboundMessageSize = BuilderSupport.positiveLimit("maxInboundMessageSize", bytes);
         return this;
     }
 
     /** The largest request headers accepted, counted as gRPC counts them; more is answered INTERNAL. 8 KiB. */
     public HomaServerBuilder maxInboundMetadataSize(int bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("maxInboundMetadataSize must be positive: " + bytes);
-        }
-        this.maxInboundMetadataSize = bytes;
+        this.maxInboundMetadataSize = BuilderSupport.positiveLimit("maxInboundMetadataSize", bytes);
         return this;
     }
 
@@ -163,29 +156,13 @@ public final class HomaServerBuilder {
         HomaEndpoint servedOn = ownsEndpoint
                 ? HomaEndpoint.builder().bindAddress(bindAddress).port(port).build() : endpoint;
         ExecutorService ownedExecutor = executor == null && !direct
-                ? Executors.newCachedThreadPool(daemons("handler")) : null;
-        ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, daemons("deadlines"));
+                ? Executors.newCachedThreadPool(BuilderSupport.daemonThreads("handler")) : null;
+        ScheduledThreadPoolExecutor deadlines =
+                new ScheduledThreadPoolExecutor(1, BuilderSupport.daemonThreads("deadlines"));
         deadlines.setRemoveOnCancelPolicy(true);
         // null: on the event loop, where the endpoint's handler runs
         Executor handlers = direct ? null : executor != null ? executor : ownedExecutor;
         return new HomaServer(servedOn, ownsEndpoint, served, handlers, ownedExecutor, deadlines,
                 maxInboundMessageSize, maxInboundMetadataSize);
-    }
-
-    private static InetAddress anyAddress() {
-        try {
-            return InetAddress.getByAddress(new byte[4]);
-        } catch (java.net.UnknownHostException impossible) {
-            throw new AssertionError(impossible);
-        }
-    }
-
-    private static java.util.concurrent.ThreadFactory daemons(String role) {
-        AtomicInteger count = new AtomicInteger();
-        return task -> {
-            Thread thread = new Thread(task, "homa-grpc-" + role + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 }

@@ -8,6 +8,7 @@ import io.grpc.Status;
 import io.homa4j.HomaEndpoint;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -27,14 +28,12 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
             Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
 
     private final HomaEndpoint endpoint;
-    private final boolean ownsEndpoint;
     private final InetSocketAddress server;
     private final String authority;
     private final Executor executor;
-    private final ExecutorService ownedExecutor;
     private final int maxInboundMessageSize;
     private final int maxInboundMetadataSize;
-    private final CallsInFlight calls;
+    private final Lifecycle lifecycle;
 
     /**
      * @param ownedExecutor {@code executor} when the channel made it and shuts it down, else null
@@ -42,14 +41,12 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
     public HomaChannel(HomaEndpoint endpoint, boolean ownsEndpoint, InetSocketAddress server, Executor executor,
                        ExecutorService ownedExecutor, int maxInboundMessageSize, int maxInboundMetadataSize) {
         this.endpoint = endpoint;
-        this.ownsEndpoint = ownsEndpoint;
         this.server = server;
         this.authority = server.getHostString() + ":" + server.getPort();
         this.executor = executor;
-        this.ownedExecutor = ownedExecutor;
         this.maxInboundMessageSize = maxInboundMessageSize;
         this.maxInboundMetadataSize = maxInboundMetadataSize;
-        this.calls = new CallsInFlight(this::release, ownsEndpoint ? endpoint : null);
+        this.lifecycle = new Lifecycle(ownsEndpoint ? endpoint : null, Duration.ZERO, ownedExecutor, () -> { });
     }
 
     @Override
@@ -88,52 +85,39 @@ public final class HomaChannel extends io.grpc.ManagedChannel {
 
     /** Counts a call in flight; false once shut down. */
     boolean callStarted() {
-        return calls.enter();
+        return lifecycle.enter();
     }
 
     void callEnded() {
-        calls.exit();
+        lifecycle.exit();
     }
 
     @Override
     public io.grpc.ManagedChannel shutdown() {
-        calls.shutdown();
+        lifecycle.shutdown();
         return this;
     }
 
     @Override
     public io.grpc.ManagedChannel shutdownNow() {
         shutdown();
-        if (ownsEndpoint) {
-            endpoint.close(); // fails every call in flight with CANCELLED
-        }
+        lifecycle.closeOwnedEndpoint(); // cancels the calls in flight; an endpoint of the application's stays open
         return this;
-    }
-
-    /** Releases what the channel owns, on the thread that ended its last call. */
-    private void release() {
-        if (ownsEndpoint) {
-            // shutdown, not close: this may run on the endpoint's own event loop, which close must not wait on.
-            endpoint.shutdown(java.time.Duration.ZERO);
-        }
-        if (ownedExecutor != null) {
-            ownedExecutor.shutdown();
-        }
     }
 
     @Override
     public boolean isShutdown() {
-        return calls.isShutdown();
+        return lifecycle.isShutdown();
     }
 
     @Override
     public boolean isTerminated() {
-        return calls.isTerminated();
+        return lifecycle.isTerminated();
     }
 
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return calls.awaitTermination(unit.toNanos(timeout));
+        return lifecycle.awaitTermination(unit.toNanos(timeout));
     }
 
     @Override

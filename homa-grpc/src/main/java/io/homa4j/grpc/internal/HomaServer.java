@@ -36,17 +36,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class HomaServer extends io.grpc.Server {
     private final HomaEndpoint endpoint;
-    private final boolean ownsEndpoint;
     private final Map<String, ServerMethodDefinition<?, ?>> methods;
     private final List<ServerServiceDefinition> services;
     private final Executor executor;
-    private final ExecutorService ownedExecutor;
     private final ScheduledExecutorService deadlines;
     private final int maxInboundMessageSize;
     private final int maxInboundMetadataSize;
     /** The calls {@link #shutdownNow} cancels. */
     private final Set<ServerRpc<?, ?>> inFlight = ConcurrentHashMap.newKeySet();
-    private final CallsInFlight calls;
+    private final Lifecycle lifecycle;
     private final AtomicBoolean started = new AtomicBoolean();
 
     /**
@@ -57,7 +55,6 @@ public final class HomaServer extends io.grpc.Server {
                       Executor executor, ExecutorService ownedExecutor, ScheduledExecutorService deadlines,
                       int maxInboundMessageSize, int maxInboundMetadataSize) {
         this.endpoint = endpoint;
-        this.ownsEndpoint = ownsEndpoint;
         this.services = List.copyOf(services);
         Map<String, ServerMethodDefinition<?, ?>> byName = new ConcurrentHashMap<>();
         for (ServerServiceDefinition service : services) {
@@ -70,17 +67,18 @@ public final class HomaServer extends io.grpc.Server {
         }
         this.methods = Map.copyOf(byName);
         this.executor = executor;
-        this.ownedExecutor = ownedExecutor;
         this.deadlines = deadlines;
         this.maxInboundMessageSize = maxInboundMessageSize;
         this.maxInboundMetadataSize = maxInboundMetadataSize;
-        this.calls = new CallsInFlight(this::release, ownsEndpoint ? endpoint : null);
+        // the endpoint's grace: the answers just given still leave
+        this.lifecycle = new Lifecycle(ownsEndpoint ? endpoint : null, Duration.ofSeconds(5), ownedExecutor,
+                deadlines::shutdownNow);
     }
 
     @Override
     public HomaServer start() {
-        if (calls.isShutdown() || !started.compareAndSet(false, true)) {
-            throw new IllegalStateException(calls.isShutdown() ? "shut down" : "already started");
+        if (lifecycle.isShutdown() || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException(lifecycle.isShutdown() ? "shut down" : "already started");
         }
         endpoint.serve(this::handle);
         return this;
@@ -126,7 +124,7 @@ public final class HomaServer extends io.grpc.Server {
             refuse(ctx, Status.INTERNAL.withDescription("malformed homa-grpc request: " + e.getMessage()));
             return;
         }
-        if (!calls.enter()) {
+        if (!lifecycle.enter()) {
             refuse(ctx, Status.UNAVAILABLE.withDescription("server shutting down"));
             return;
         }
@@ -150,13 +148,13 @@ public final class HomaServer extends io.grpc.Server {
     /** The call's answer went out (or it was cancelled): no longer in flight. */
     void callEnded(ServerRpc<?, ?> rpc) {
         if (inFlight.remove(rpc)) {
-            calls.exit();
+            lifecycle.exit();
         }
     }
 
     @Override
     public HomaServer shutdown() {
-        calls.shutdown();
+        lifecycle.shutdown();
         return this;
     }
 
@@ -169,36 +167,24 @@ public final class HomaServer extends io.grpc.Server {
         return this;
     }
 
-    /** Releases what the server owns, on the thread that ended its last call. */
-    private void release() {
-        deadlines.shutdownNow();
-        if (ownedExecutor != null) {
-            ownedExecutor.shutdown();
-        }
-        if (ownsEndpoint) {
-            // shutdown, not close: this may run on the endpoint's event loop; the answers just given still leave.
-            endpoint.shutdown(Duration.ofSeconds(5));
-        }
-    }
-
     @Override
     public boolean isShutdown() {
-        return calls.isShutdown();
+        return lifecycle.isShutdown();
     }
 
     @Override
     public boolean isTerminated() {
-        return calls.isTerminated();
+        return lifecycle.isTerminated();
     }
 
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return calls.awaitTermination(unit.toNanos(timeout));
+        return lifecycle.awaitTermination(unit.toNanos(timeout));
     }
 
     @Override
     public void awaitTermination() throws InterruptedException {
-        while (!calls.awaitTermination(TimeUnit.DAYS.toNanos(1))) {
+        while (!lifecycle.awaitTermination(TimeUnit.DAYS.toNanos(1))) {
             // no end but termination
         }
     }

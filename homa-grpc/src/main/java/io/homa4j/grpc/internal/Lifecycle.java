@@ -2,28 +2,39 @@ package io.homa4j.grpc.internal;
 
 import io.homa4j.HomaEndpoint;
 
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The lifecycle a channel and a server share: calls in flight are counted; after {@link #shutdown()} no call
- * enters, and when the last one has left, {@code onTerminated} runs once (on the thread that ended it) and
- * {@link #awaitTermination} returns. Thread-safe.
+ * The lifecycle a channel and a server share, and the one owner of what they made for themselves. Calls in flight
+ * are counted; after {@link #shutdown()} no call enters, and when the last one has left, the owner's resources are
+ * released once, on the thread that ended that call, and {@link #awaitTermination} returns (once an owned endpoint
+ * has terminated too). Thread-safe.
  */
-final class CallsInFlight {
-    private final Runnable onTerminated;
+final class Lifecycle {
     private final HomaEndpoint ownedEndpoint;
+    private final Duration endpointGrace;
+    private final ExecutorService ownedExecutor;
+    private final Runnable onTerminated;
     private int calls;
     private boolean shutdown;
     private boolean terminated;
 
     /**
-     * @param onTerminated  releases what the owner holds (executors, its endpoint)
-     * @param ownedEndpoint the owner's own endpoint, whose termination {@link #awaitTermination} waits for too;
-     *                      null when the endpoint is the application's
+     * @param ownedEndpoint the owner's own endpoint, null when the endpoint is the application's; shut down (not
+     *                      closed: this may run on its event loop) with {@code endpointGrace} on termination
+     * @param endpointGrace how long the owned endpoint's last packets may take to leave
+     * @param ownedExecutor the executor the owner made, null when it is the application's; shut down on
+     *                      termination (tasks already queued, such as a call's last callbacks, still run)
+     * @param onTerminated  releases anything else the owner holds (its timers), before the executor and endpoint
      */
-    CallsInFlight(Runnable onTerminated, HomaEndpoint ownedEndpoint) {
-        this.onTerminated = onTerminated;
+    Lifecycle(HomaEndpoint ownedEndpoint, Duration endpointGrace, ExecutorService ownedExecutor,
+              Runnable onTerminated) {
         this.ownedEndpoint = ownedEndpoint;
+        this.endpointGrace = endpointGrace;
+        this.ownedExecutor = ownedExecutor;
+        this.onTerminated = onTerminated;
     }
 
     /** Counts a call in; false once shut down (the call must be refused). */
@@ -64,8 +75,21 @@ final class CallsInFlight {
         }
     }
 
+    /** Closes the owned endpoint, if any, failing every call in flight on it with CANCELLED. */
+    void closeOwnedEndpoint() {
+        if (ownedEndpoint != null) {
+            ownedEndpoint.close();
+        }
+    }
+
     private void terminate() {
         onTerminated.run();
+        if (ownedExecutor != null) {
+            ownedExecutor.shutdown();
+        }
+        if (ownedEndpoint != null) {
+            ownedEndpoint.shutdown(endpointGrace);
+        }
         synchronized (this) {
             notifyAll();
         }
