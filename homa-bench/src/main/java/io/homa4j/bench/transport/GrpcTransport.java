@@ -109,7 +109,19 @@ public final class GrpcTransport {
 
     /** A client over Homa: one endpoint, a channel per server. */
     static BenchClient connectHoma(List<InetSocketAddress> servers, TransportOptions options) {
-        HomaEndpoint endpoint = HomaEndpoint.builder()
+        return connectHoma(servers, options, null);
+    }
+
+    /**
+     * A client over Homa whose channels use the endpoint of {@code local}, a grpc-homa echo server of this
+     * process, when given: as with plain Homa ({@link HomaTransport#connect(List, TransportOptions, BenchServer)}),
+     * a host's requests and responses then leave through one pacer, in one SRPT order. Two endpoints on one host
+     * would each pace to the whole link, and together overrun the host's NIC queue. The client's {@code close}
+     * leaves a shared endpoint to the server.
+     */
+    static BenchClient connectHoma(List<InetSocketAddress> servers, TransportOptions options, BenchServer local) {
+        HomaEndpoint shared = local instanceof GrpcServer g ? g.endpoint : null;
+        HomaEndpoint endpoint = shared != null ? shared : HomaEndpoint.builder()
                 .bindAddress(options.bindAddress())
                 .port(0)
                 .config(homaConfig(options))
@@ -120,8 +132,9 @@ public final class GrpcTransport {
             channels.add(HomaChannelBuilder.forAddress(server).endpoint(endpoint).directExecutor()
                     .maxInboundMessageSize(maxInbound(options)).build());
         }
-        return new GrpcClient("grpc-homa client on " + endpoint.localAddress() + " (" + endpoint.config() + ")",
-                channels, endpoint);
+        return new GrpcClient("grpc-homa client on " + endpoint.localAddress() + (shared != null
+                ? ", the echo server's endpoint" : "") + " (" + endpoint.config() + ")", channels,
+                shared != null ? null : endpoint);
     }
 
     /** A client over HTTP/2: a channel (one TCP connection) per server. */
@@ -185,6 +198,7 @@ public final class GrpcTransport {
     private static final class GrpcClient implements BenchClient {
         private final String description;
         private final List<ManagedChannel> channels;
+        /** The Homa endpoint this client made and closes; null over TCP or on a server's shared endpoint. */
         private final HomaEndpoint endpoint;
 
         GrpcClient(String description, List<ManagedChannel> channels, HomaEndpoint endpoint) {

@@ -48,6 +48,11 @@ public enum Protocol {
         public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options) {
             return GrpcTransport.connectHoma(servers, options);
         }
+
+        @Override
+        public BenchClient connect(List<InetSocketAddress> servers, TransportOptions options, BenchServer local) {
+            return GrpcTransport.connectHoma(servers, options, local);
+        }
     },
     /** gRPC-java over its own Netty HTTP/2 transport, as services run it now. */
     GRPC_TCP {

@@ -49,4 +49,20 @@ class GrpcTransportTest {
             client.close();
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void aGrpcHomaClientBesideItsHostsServerSendsFromTheServersEndpointAndLeavesItServing() throws Exception {
+        try (BenchServer local = Protocol.GRPC_HOMA.startServer(OPTIONS);
+             BenchServer other = Protocol.GRPC_HOMA.startServer(OPTIONS)) {
+            BenchClient client = Protocol.GRPC_HOMA.connect(List.of(other.localAddress()), OPTIONS, local);
+            assertEquals(100, client.call(0, Unpooled.directBuffer(100).writeZero(100)).get(30, TimeUnit.SECONDS));
+            org.junit.jupiter.api.Assertions.assertTrue(client.describe().contains(
+                    local.localAddress().getPort() + ", the echo server's endpoint"), client.describe());
+            client.close();
+            // the server's endpoint still serves: a client of its own reaches it
+            try (BenchClient remote = Protocol.GRPC_HOMA.connect(List.of(local.localAddress()), OPTIONS)) {
+                assertEquals(7, remote.call(0, Unpooled.directBuffer(7).writeZero(7)).get(30, TimeUnit.SECONDS));
+            }
+        }
+    }
 }
