@@ -36,6 +36,9 @@ final class CompareCommand implements BenchCommand {
      * the plan's rate-dependent defaults are first resolved at.
      */
     static final int RACK_LINK_MBPS = 50;
+    /** The hosts' NICs in the rack (see {@link ComparePlan.HostQueues}). */
+    static final ComparePlan.HostQueues RACK_HOST_QUEUES = ComparePlan.HostQueues.PRIO;
+    private static final String RACK_HOST_QUEUES_NAME = "prio";
     static final int RACK_HOSTS = 4;
     static final double RACK_LOAD = 0.8;
     /**
@@ -91,6 +94,11 @@ final class CompareCommand implements BenchCommand {
         @Option(names = "--prefix", paramLabel = "homa-...",
                 description = "rack only: prefix of the namespaces (default homa-cmp-PID)")
         String prefix;
+
+        @Option(names = "--host-queues", paramLabel = "Q", description = "rack only: the hosts' NIC queues,"
+                + " ${COMPLETION-CANDIDATES}: one FIFO, or strict-priority queues by DSCP as at the switch (default"
+                + " " + RACK_HOST_QUEUES_NAME + ")")
+        ComparePlan.HostQueues hostQueues = RACK_HOST_QUEUES;
     }
 
     /** The options only loopback takes. */
@@ -256,7 +264,7 @@ final class CompareCommand implements BenchCommand {
                 throw new UsageException("compare: --prefix must start with 'homa-' (lowercase, digits, '-'): "
                         + prefix);
             }
-            rackSetup = new ComparePlan.RackSetup(rackOptions.hosts, prefix);
+            rackSetup = new ComparePlan.RackSetup(rackOptions.hosts, prefix, rackOptions.hostQueues);
         } else {
             loopbackSetup = new ComparePlan.LoopbackSetup(loopbackOptions.mode, loopbackOptions.homaLinkMbps,
                     loopbackOptions.drain);

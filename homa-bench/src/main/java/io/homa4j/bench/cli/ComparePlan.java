@@ -22,8 +22,29 @@ public record ComparePlan(List<Protocol> protocols, Workload workload, int maxMe
                           int tcpConnections, Integer rttUs, int repeats, Path outDir, RackSetup rack,
                           LoopbackSetup loopback) {
 
-    /** What only the emulated rack takes. */
-    public record RackSetup(int hosts, String prefix) {
+    /**
+     * What only the emulated rack takes.
+     *
+     * @param hostQueues the hosts' NICs: one FIFO, or strict-priority queues by DSCP as at the switch's ports
+     */
+    public record RackSetup(int hosts, String prefix, HostQueues hostQueues) {
+    }
+
+    /** The transmit queues of the emulated hosts' NICs ({@code netlab.sh --host-queues}). */
+    public enum HostQueues {
+        /** One FIFO: every packet waits behind every packet the host queued before it. */
+        FIFO,
+        /**
+         * Eight strict-priority queues selected by the packet's DSCP class, as at the switch's ports and as on NICs
+         * with hardware traffic classes (IEEE 802.1Qaz ETS with strict-priority classes, set up through DCB or
+         * Linux's mqprio in hardware mode).
+         */
+        PRIO;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     /** What only loopback takes. */
@@ -83,7 +104,8 @@ public record ComparePlan(List<Protocol> protocols, Workload workload, int maxMe
             argv.addAll(List.of("--rtt-us", Integer.toString(rttUs)));
         }
         if (inRack()) {
-            argv.addAll(List.of("--hosts", Integer.toString(rack.hosts()), "--prefix", rack.prefix()));
+            argv.addAll(List.of("--hosts", Integer.toString(rack.hosts()), "--prefix", rack.prefix(),
+                    "--host-queues", rack.hostQueues().toString()));
         } else {
             argv.addAll(List.of("--mode", loopback.mode().toString(), "--homa-link-mbps",
                     Integer.toString(loopback.homaLinkMbps()), "--drain", Converters.number(loopback.drainSeconds())));

@@ -78,7 +78,7 @@ final class RackComparison implements Comparison {
                 "--rtt-us", plan.rttUs() == null ? "auto" : Integer.toString(plan.rttUs()),
                 "--seed", Long.toString(seed), "--max-outstanding", Integer.toString(plan.maxOutstanding()),
                 "--tcp-connections", Integer.toString(plan.tcpConnections()),
-                "--buffer-pkts", Integer.toString(BUFFER_PACKETS)));
+                "--buffer-pkts", Integer.toString(BUFFER_PACKETS), "--host-queues", setup.hostQueues().toString()));
     }
 
     @Override

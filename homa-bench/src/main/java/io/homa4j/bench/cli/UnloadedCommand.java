@@ -67,7 +67,8 @@ final class UnloadedCommand implements BenchCommand {
         try (BenchClient client = endpoint.protocol().connect(List.of(server), endpoint.transport(0, maxMessage))) {
             err.println(client.describe());
             UnloadedProbe probe = new UnloadedProbe(client, 0, System::nanoTime,
-                    TimeUnit.SECONDS.toNanos(CALL_TIMEOUT_SECONDS));
+                    TimeUnit.SECONDS.toNanos(CALL_TIMEOUT_SECONDS), UnloadedProbe.settleNanos(endpoint.linkMbps),
+                    UnloadedProbe.PARK);
             try {
                 table = probe.measure(lengths, samples, Converters.nanos(warmup));
             } catch (UnloadedProbe.ProbeException e) {

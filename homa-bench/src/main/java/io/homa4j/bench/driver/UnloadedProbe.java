@@ -30,17 +30,64 @@ public final class UnloadedProbe {
     private final int server;
     private final LongSupplier nanoClock;
     private final long callTimeoutNanos;
+    private final long settleNanos;
+    private final Pause pause;
+
+    /** How the probe waits between calls: {@link #PARK} in real time, a test's own on a virtual clock. */
+    @FunctionalInterface
+    public interface Pause {
+        void pause(long nanos) throws InterruptedException;
+    }
+
+    /** Parks the calling thread for the whole time (a park may return early). */
+    public static final Pause PARK = nanos -> {
+        long until = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0; left = until - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(left);
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+    };
+
+    /** A probe whose calls go back to back (no settling time: links that need none). */
+    public UnloadedProbe(BenchClient client, int server, LongSupplier nanoClock, long callTimeoutNanos) {
+        this(client, server, nanoClock, callTimeoutNanos, 0, PARK);
+    }
 
     /**
      * @param client           the transport's client; calls go to server {@code server} of its list
      * @param nanoClock        the clock RTTs are read from ({@code System::nanoTime}; tests give their own)
      * @param callTimeoutNanos how long one idle call may take before the probe gives up
+     * @param settleNanos      idle time before each measured call (0: none); see {@link #settleNanos(int)}
+     * @param pause            how that time is waited
      */
-    public UnloadedProbe(BenchClient client, int server, LongSupplier nanoClock, long callTimeoutNanos) {
+    public UnloadedProbe(BenchClient client, int server, LongSupplier nanoClock, long callTimeoutNanos,
+                         long settleNanos, Pause pause) {
+        if (settleNanos < 0) {
+            throw new IllegalArgumentException("settleNanos must not be negative: " + settleNanos);
+        }
         this.client = client;
         this.server = server;
         this.nanoClock = nanoClock;
         this.callTimeoutNanos = callTimeoutNanos;
+        this.settleNanos = settleNanos;
+        this.pause = pause;
+    }
+
+    /** Full frames an emulated link lets through at once (netlab's smallest token bucket). */
+    static final int SETTLE_FRAMES = 2;
+    static final int FRAME_BYTES = 1_514;
+
+    /**
+     * The idle time that lets links of {@code linkMbps} go idle after a call: the time they take to carry
+     * {@link #SETTLE_FRAMES} full frames, which refills a shaper's token bucket (a few microseconds on fast links).
+     */
+    public static long settleNanos(int linkMbps) {
+        if (linkMbps < 1) {
+            throw new IllegalArgumentException("linkMbps must be positive: " + linkMbps);
+        }
+        return SETTLE_FRAMES * FRAME_BYTES * 8_000L / linkMbps;
     }
 
     /**
@@ -88,6 +135,9 @@ public final class UnloadedProbe {
             long[][] rtts = new long[lengths.length][samples];
             for (int s = 0; s < samples; s++) {
                 for (int i = 0; i < lengths.length; i++) {
+                    if (settleNanos > 0) {
+                        pause.pause(settleNanos);
+                    }
                     rtts[i][s] = call(payload, (int) lengths[i]);
                 }
             }

@@ -59,6 +59,9 @@ class CompareOptionsTest {
         assertEquals(RttOption.DEFAULT_RTT_US, loopback.rttUs());
         assertEquals(CompareCommand.RACK_HOSTS, rack.rack().hosts());
         assertTrue(rack.rack().prefix().startsWith("homa-cmp-"), rack.rack().prefix());
+        assertEquals(CompareCommand.RACK_HOST_QUEUES, rack.rack().hostQueues());
+        assertTrue(rack.argv().containsAll(List.of("--host-queues", CompareCommand.RACK_HOST_QUEUES.toString())),
+                "the plan's command line names the hosts' queues: " + rack.argv());
         assertEquals(CompareCommand.autoDuration(Workloads.W4.truncatedAt(1_000_000), rack.requestMbps(), 3),
                 rack.durationSeconds());
         assertEquals(0.8 * 50 / 2 * 4, rack.requestMbps(), 1e-9, "four hosts, each offering half its link");
@@ -70,6 +73,16 @@ class CompareOptionsTest {
         assertEquals(1, given.warmupSeconds());
         assertEquals(2, given.durationSeconds());
         assertEquals(30, given.rttUs());
+        assertEquals(ComparePlan.HostQueues.PRIO, parse("--host-queues", "PRIO").plan(true).rack().hostQueues());
+        assertEquals(ComparePlan.HostQueues.FIFO, parse("--host-queues", "fifo").plan(true).rack().hostQueues());
+    }
+
+    @Test
+    void theHelpNamesTheDefaultHostQueues() {
+        java.io.StringWriter help = new java.io.StringWriter();
+        new picocli.CommandLine(new CompareCommand()).usage(new java.io.PrintWriter(help));
+        assertTrue(help.toString().replaceAll("\\s+", " ").contains("(default " + CompareCommand.RACK_HOST_QUEUES + ")"),
+                help.toString());
     }
 
     @Test

@@ -67,6 +67,33 @@ class UnloadedProbeTest {
     }
 
     @Test
+    void eachMeasuredCallWaitsForTheLinksToSettleAndTheWarmUpDoesNot() throws Exception {
+        FakeEcho echo = new FakeEcho();
+        List<Integer> callsBeforeEachPause = new ArrayList<>();
+        UnloadedProbe probe = new UnloadedProbe(echo, 0, () -> echo.now, 1_000_000_000L, 7_000, nanos -> {
+            assertEquals(7_000, nanos);
+            callsBeforeEachPause.add(echo.calls.size());
+            echo.now += nanos;
+        });
+        long[] lengths = {1, 1_000};
+        RttByLength table = probe.measure(lengths, 3, 50_000);
+
+        int warmupCalls = echo.calls.size() - 6;
+        assertEquals(List.of(warmupCalls, warmupCalls + 1, warmupCalls + 2, warmupCalls + 3, warmupCalls + 4,
+                warmupCalls + 5), callsBeforeEachPause, "one pause before each measured call, none in the warm-up");
+        // the pauses are not part of any RTT
+        assertEquals(10_001, table.rttNanos(1), 1e-9);
+        assertEquals(11_000, table.rttNanos(1_000), 1e-9);
+    }
+
+    @Test
+    void settlingTimeIsTwoFullFramesAtTheLinkRate() {
+        assertEquals(2 * 1_514 * 8_000L / 25, UnloadedProbe.settleNanos(25));
+        assertEquals(2 * 1_514 * 8L / 10, UnloadedProbe.settleNanos(10_000));
+        assertThrows(IllegalArgumentException.class, () -> UnloadedProbe.settleNanos(0));
+    }
+
+    @Test
     void aWrongAnswerStopsTheProbe() {
         FakeEcho echo = new FakeEcho();
         echo.answerDelta = 1;
