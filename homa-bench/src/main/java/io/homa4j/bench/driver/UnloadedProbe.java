@@ -1,5 +1,6 @@
 package io.homa4j.bench.driver;
 
+import io.homa4j.bench.rack.RackLink;
 import io.homa4j.bench.transport.BenchClient;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -77,7 +78,6 @@ public final class UnloadedProbe {
 
     /** Full frames an emulated link lets through at once (netlab's smallest token bucket). */
     static final int SETTLE_FRAMES = 2;
-    static final int FRAME_BYTES = 1_514;
 
     /**
      * The idle time that lets links of {@code linkMbps} go idle after a call: the time they take to carry
@@ -87,7 +87,7 @@ public final class UnloadedProbe {
         if (linkMbps < 1) {
             throw new IllegalArgumentException("linkMbps must be positive: " + linkMbps);
         }
-        return SETTLE_FRAMES * FRAME_BYTES * 8_000L / linkMbps;
+        return SETTLE_FRAMES * RackLink.FULL_FRAME_BYTES * 8_000L / linkMbps;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.homa4j.bench.simulate;
 
 import io.homa4j.bench.driver.LengthBuckets;
+import io.homa4j.bench.rack.RackLink;
 import io.homa4j.bench.report.ResultSet;
 import io.homa4j.bench.report.SlowdownCsv;
 import io.homa4j.bench.workload.Workload;
@@ -20,7 +21,6 @@ import java.util.List;
 public final class IdealRack {
     /** The emulated switch's eight queues per port, each {@code bufferPackets} full frames. */
     static final int PRIORITY_LEVELS = 8;
-    static final int FRAME_BYTES = 1_514;
     /** A generous ceiling on the measured virtual time, so that a tiny load cannot ask for years. */
     static final double MAX_MEASURED_SECONDS = 3_600;
 
@@ -52,7 +52,7 @@ public final class IdealRack {
 
         /** The simulated rack: the emulated one's hosts, rate and buffers; the simulator's wire delays. */
         public RackSpec rack() {
-            long portBuffer = (long) PRIORITY_LEVELS * bufferPackets * FRAME_BYTES;
+            long portBuffer = (long) PRIORITY_LEVELS * bufferPackets * RackLink.FULL_FRAME_BYTES;
             return new RackSpec(hosts, linkMbps, RackSpec.DEFAULT_PROPAGATION_NANOS,
                     RackSpec.DEFAULT_SWITCH_LATENCY_NANOS, portBuffer, portBuffer * hosts);
         }
