@@ -10,6 +10,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -40,16 +41,24 @@ public final class UnloadedProbe {
         void pause(long nanos) throws InterruptedException;
     }
 
-    /** Parks the calling thread for the whole time (a park may return early). */
-    public static final Pause PARK = nanos -> {
+    /** Parks the calling thread for the whole time ({@link #parkFor}). */
+    public static final Pause PARK = UnloadedProbe::parkFor;
+
+    /**
+     * Parks the calling thread until {@code nanos} have passed on {@link System#nanoTime}, parking again when a park
+     * returns early (as it may, spuriously).
+     *
+     * @throws InterruptedException when the thread is interrupted before or while it waits (the flag is cleared)
+     */
+    public static void parkFor(long nanos) throws InterruptedException {
         long until = System.nanoTime() + nanos;
         for (long left = nanos; left > 0; left = until - System.nanoTime()) {
-            java.util.concurrent.locks.LockSupport.parkNanos(left);
+            LockSupport.parkNanos(left);
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
         }
-    };
+    }
 
     /** A probe whose calls go back to back (no settling time: links that need none). */
     public UnloadedProbe(BenchClient client, int server, LongSupplier nanoClock, long callTimeoutNanos) {

@@ -1,5 +1,6 @@
 package io.homa4j.bench.jmh;
 
+import io.homa4j.bench.driver.UnloadedProbe;
 import io.homa4j.bench.transport.Protocol;
 import io.netty.buffer.ByteBuf;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -23,7 +24,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The round-trip time of a call on a quiet endpoint: one 100 B echo RPC at a time, Homa and TCP on loopback, with
@@ -127,14 +127,8 @@ public class QuietRttBenchmark {
 
     /** The idle gap, outside the measured time. */
     @Setup(Level.Invocation)
-    public void pause() {
-        if (gapNanos == 0) {
-            return;
-        }
-        long until = System.nanoTime() + gapNanos;
-        for (long left = gapNanos; left > 0; left = until - System.nanoTime()) {
-            LockSupport.parkNanos(left);
-        }
+    public void pause() throws InterruptedException {
+        UnloadedProbe.parkFor(gapNanos);
     }
 
     /** A call after the gap, with the JIT warmed up by back-to-back calls. */

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,6 +92,19 @@ class UnloadedProbeTest {
         assertEquals(2 * 1_514 * 8_000L / 25, UnloadedProbe.settleNanos(25));
         assertEquals(2 * 1_514 * 8L / 10, UnloadedProbe.settleNanos(10_000));
         assertThrows(IllegalArgumentException.class, () -> UnloadedProbe.settleNanos(0));
+    }
+
+    @Test
+    void parkForWaitsAtLeastTheTimeAndStopsWhenInterrupted() throws Exception {
+        long start = System.nanoTime();
+        UnloadedProbe.parkFor(1_000_000);
+        assertTrue(System.nanoTime() - start >= 1_000_000, "returned before the time was up");
+        UnloadedProbe.parkFor(0);
+
+        // interrupted, a park returns at once: the wait ends with the exception rather than spinning to the end
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, () -> UnloadedProbe.parkFor(1_000_000_000L));
+        assertFalse(Thread.interrupted(), "the interrupt is reported once, by the exception");
     }
 
     @Test
