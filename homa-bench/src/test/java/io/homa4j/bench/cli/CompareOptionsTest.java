@@ -78,11 +78,12 @@ class CompareOptionsTest {
     }
 
     @Test
-    void theHelpNamesTheDefaultHostQueues() {
-        java.io.StringWriter help = new java.io.StringWriter();
-        new picocli.CommandLine(new CompareCommand()).usage(new java.io.PrintWriter(help));
-        assertTrue(help.toString().replaceAll("\\s+", " ").contains("(default " + CompareCommand.RACK_HOST_QUEUES + ")"),
-                help.toString());
+    void theHelpNamesTheChoicesAndTheDefaultHostQueues() {
+        CliTest.Result help = CliTest.run("compare", "--help");
+        assertEquals(0, help.code(), help.err());
+        assertTrue(help.out().replaceAll("\\s+", " ").contains("--host-queues=Q rack only: the hosts' NIC queues, fifo,"
+                + " prio: one FIFO, or strict-priority queues by DSCP as at the switch (default "
+                + CompareCommand.RACK_HOST_QUEUES + ")"), help.out());
     }
 
     @Test
