@@ -32,7 +32,8 @@ public final class RttPlot {
     private static final double TITLE_CHAR_PX = 8.6;
     private static final double SUBTITLE_CHAR_PX = 6.6;
     private static final int TITLE_MARGIN = 16;
-    private static final String[] COLORS = {"#1f5fbf", "#d62728", "#2ca02c", "#9467bd"};
+    /** For protocols {@link #color(String)} does not know, in turn; none is a known protocol's colour. */
+    private static final String[] OTHER_COLORS = {"#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
     private RttPlot() {
     }
@@ -248,10 +249,12 @@ public final class RttPlot {
 
         ResultSet results = panel.results();
         List<String> legend = new ArrayList<>();
-        List<String> protocols = results.protocols();
-        for (int p = 0; p < protocols.size(); p++) {
-            String protocol = protocols.get(p);
-            String color = color(protocol, p);
+        int others = 0;
+        for (String protocol : results.protocols()) {
+            String color = color(protocol);
+            if (color == null) {
+                color = OTHER_COLORS[others++ % OTHER_COLORS.length];
+            }
             for (double percentile : new double[] {50, 99}) {
                 boolean median = percentile == 50;
                 StringBuilder points = new StringBuilder();
@@ -291,13 +294,18 @@ public final class RttPlot {
         }
     }
 
-    /** Homa blue, TCP red, the simulated limit green; other protocols by position. */
-    private static String color(String protocol, int index) {
+    /**
+     * A known protocol's own colour, the same in every figure whatever else it shows: Homa blue, TCP red, their gRPC
+     * forms cyan and orange, the simulated limit green; null for another name.
+     */
+    private static String color(String protocol) {
         return switch (protocol) {
-            case "homa" -> COLORS[0];
-            case "tcp" -> COLORS[1];
-            case "homa-ideal" -> COLORS[2];
-            default -> COLORS[index % COLORS.length];
+            case "homa" -> "#1f5fbf";
+            case "tcp" -> "#d62728";
+            case "grpc-homa" -> "#17becf";
+            case "grpc-tcp" -> "#ff7f0e";
+            case SlowdownTable.IDEAL -> "#2ca02c";
+            default -> null;
         };
     }
 

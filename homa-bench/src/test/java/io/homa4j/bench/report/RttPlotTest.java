@@ -11,7 +11,13 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -223,6 +229,55 @@ class RttPlotTest {
         assertTrue(texts.stream().anyMatch(t -> t.startsWith("Round-trip time")), texts.toString());
         assertTrue(texts.contains("homa-ideal P99") && texts.contains("1 MB"), texts.toString());
         assertEquals(1, texts.stream().filter(t -> t.equals("1 MB")).count(), "x labels under the lower panel only");
+    }
+
+    /** The series' colours by protocol, each protocol's P50 and P99 curves together. */
+    private static Map<String, Set<String>> colours(Document doc) {
+        NodeList lines = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "polyline");
+        Map<String, Set<String>> colours = new TreeMap<>();
+        for (int i = 0; i < lines.getLength(); i++) {
+            Element line = (Element) lines.item(i);
+            colours.computeIfAbsent(line.getAttribute("data-protocol"), p -> new TreeSet<>())
+                    .add(line.getAttribute("stroke"));
+        }
+        return colours;
+    }
+
+    /**
+     * Every combination of the known protocols, so each sits at every position it can: a protocol keeps one colour
+     * in all of them, and no two protocols of a figure share one; unknown names take colours no known one has.
+     */
+    @Test
+    void eachProtocolHasItsOwnColourWhateverElseIsPlotted() throws Exception {
+        List<String> known = List.of("homa", "tcp", "grpc-homa", "grpc-tcp", "homa-ideal");
+        Map<String, String> colourOf = new HashMap<>();
+        for (int subset = 1; subset < 1 << known.size(); subset++) {
+            ResultSet set = new ResultSet();
+            for (int i = 0; i < known.size(); i++) {
+                if ((subset & 1 << i) != 0) {
+                    set.add(known.get(i), 100, histogram(10 + i));
+                }
+            }
+            Map<String, Set<String>> colours = colours(parse(RttPlot.render(set, "t")));
+            assertEquals(new TreeSet<>(set.protocols()), colours.keySet());
+            for (Map.Entry<String, Set<String>> e : colours.entrySet()) {
+                assertEquals(1, e.getValue().size(), e.getKey() + "'s P50 and P99: " + e.getValue());
+                String colour = e.getValue().iterator().next();
+                assertEquals(colourOf.computeIfAbsent(e.getKey(), p -> colour), colour,
+                        e.getKey() + " changed colour with " + set.protocols());
+            }
+        }
+        assertEquals(known.size(), new HashSet<>(colourOf.values()).size(), "distinct colours: " + colourOf);
+
+        ResultSet withOthers = new ResultSet().add("homa", 100, histogram(10)).add("quic", 100, histogram(20))
+                .add("sctp", 100, histogram(30));
+        Map<String, Set<String>> colours = colours(parse(RttPlot.render(withOthers, "t")));
+        assertEquals(Set.of(colourOf.get("homa")), colours.get("homa"));
+        Set<String> distinct = new HashSet<>(colourOf.values());
+        for (String other : List.of("quic", "sctp")) {
+            assertEquals(1, colours.get(other).size(), colours.toString());
+            assertTrue(distinct.add(colours.get(other).iterator().next()), other + " shares a colour: " + colours);
+        }
     }
 
     /** The README figure's subtitle ran off both edges: every title line now fits the 900 px figure. */
