@@ -1,19 +1,11 @@
 package io.homa4j;
 
+import io.homa4j.testing.ModuleLayers;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
-import java.lang.module.Configuration;
-import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.zip.ZipFile;
 
+import static io.homa4j.testing.ModuleLayers.exports;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -28,11 +20,7 @@ class ModuleDescriptorTest {
 
     @Test
     void modulesResolveAndExportOnlyTheirApi() throws Exception {
-        ModuleFinder finder = ModuleFinder.of(modulePath().toArray(Path[]::new));
-        Configuration configuration = ModuleLayer.boot().configuration()
-                .resolve(finder, ModuleFinder.of(), Set.of("io.homa4j.netty"));
-        ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(configuration,
-                ClassLoader.getPlatformClassLoader());
+        ModuleLayer layer = ModuleLayers.layer(Set.of("io.homa4j.netty"), "netty-", "slf4j-api-");
 
         Module netty = layer.findModule("io.homa4j.netty").orElseThrow();
         Module core = layer.findModule("io.homa4j.core").orElseThrow();
@@ -53,41 +41,5 @@ class ModuleDescriptorTest {
         assertEquals(netty, endpoint.getModule());
         assertNotNull(endpoint.getMethod("builder"));
         assertEquals(core, layer.findLoader("io.homa4j.core").loadClass("io.homa4j.core.HomaEngine").getModule());
-    }
-
-    private static Set<String> exports(Module module) {
-        Set<String> exported = new TreeSet<>();
-        for (ModuleDescriptor.Exports e : module.getDescriptor().exports()) {
-            assertFalse(e.isQualified(), e.toString());
-            exported.add(e.source());
-        }
-        return exported;
-    }
-
-    /**
-     * The class path entries that are modules here: the two with a module-info (homa-core and homa-netty, as
-     * directories or jars) and the jars of Netty and SLF4J; test classes, JUnit and the rest stay out.
-     */
-    private static List<Path> modulePath() throws Exception {
-        List<Path> path = new ArrayList<>();
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            Path p = Path.of(entry);
-            String name = p.getFileName() == null ? "" : p.getFileName().toString();
-            boolean homaModule = Files.isDirectory(p) ? Files.exists(p.resolve("module-info.class"))
-                    : (name.startsWith("homa-core-") || name.startsWith("homa-netty-")) && hasModuleInfo(p);
-            if (homaModule || name.startsWith("netty-") || name.startsWith("slf4j-api-")) {
-                path.add(p);
-            }
-        }
-        return path;
-    }
-
-    private static boolean hasModuleInfo(Path jar) throws Exception {
-        if (!Files.isRegularFile(jar) || !jar.toString().endsWith(".jar")) {
-            return false;
-        }
-        try (ZipFile zip = new ZipFile(jar.toFile())) {
-            return zip.getEntry("module-info.class") != null;
-        }
     }
 }

@@ -1,22 +1,16 @@
 package io.homa4j.grpc;
 
+import io.homa4j.testing.ModuleLayers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.File;
-import java.lang.module.Configuration;
 import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
 import java.net.InetAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.ZipFile;
 
+import static io.homa4j.testing.ModuleLayers.exports;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,11 +28,10 @@ class ModuleDescriptorTest {
 
     @Test
     void moduleResolvesExportsOnlyItsApiAndRuns() throws Exception {
-        ModuleFinder finder = ModuleFinder.of(modulePath().toArray(Path[]::new));
-        Configuration configuration = ModuleLayer.boot().configuration()
-                .resolve(finder, ModuleFinder.of(), Set.of("io.homa4j.grpc", SLF4J_SIMPLE));
-        ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(configuration,
-                ClassLoader.getPlatformClassLoader());
+        // Netty, SLF4J (with its simple logger), and grpc-api with what it needs at run time (Guava and its
+        // failureaccess); the rest of gRPC-java and protobuf stay out.
+        ModuleLayer layer = ModuleLayers.layer(Set.of("io.homa4j.grpc", SLF4J_SIMPLE), "netty-", "slf4j-api-",
+                "slf4j-simple-", "grpc-api-", "guava-", "failureaccess-");
 
         Module grpc = layer.findModule("io.homa4j.grpc").orElseThrow();
         Module grpcApi = layer.findModule("io.grpc").orElseThrow();
@@ -85,47 +78,6 @@ class ModuleDescriptorTest {
             serverType.getMethod("shutdownNow").invoke(server);
             assertTrue((boolean) serverType.getMethod("awaitTermination", long.class, TimeUnit.class)
                     .invoke(server, 10L, TimeUnit.SECONDS));
-        }
-    }
-
-    private static Set<String> exports(Module module) {
-        Set<String> exported = new TreeSet<>();
-        for (ModuleDescriptor.Exports e : module.getDescriptor().exports()) {
-            assertFalse(e.isQualified(), e.toString());
-            exported.add(e.source());
-        }
-        return exported;
-    }
-
-    /**
-     * The class path entries that are modules here: the three with a module-info (homa-core, homa-netty and
-     * homa-grpc, as directories or jars), the jars of Netty and SLF4J (with its simple logger), and grpc-api with
-     * what it needs at run time (Guava and its failureaccess); test classes, the rest of gRPC-java, protobuf, JUnit
-     * and the rest stay out.
-     */
-    private static List<Path> modulePath() throws Exception {
-        List<Path> path = new ArrayList<>();
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            Path p = Path.of(entry);
-            String name = p.getFileName() == null ? "" : p.getFileName().toString();
-            boolean homaModule = Files.isDirectory(p) ? Files.exists(p.resolve("module-info.class"))
-                    : (name.startsWith("homa-core-") || name.startsWith("homa-netty-")
-                    || name.startsWith("homa-grpc-")) && hasModuleInfo(p);
-            if (homaModule || name.startsWith("netty-") || name.startsWith("slf4j-api-")
-                    || name.startsWith("slf4j-simple-") || name.startsWith("grpc-api-") || name.startsWith("guava-")
-                    || name.startsWith("failureaccess-")) {
-                path.add(p);
-            }
-        }
-        return path;
-    }
-
-    private static boolean hasModuleInfo(Path jar) throws Exception {
-        if (!Files.isRegularFile(jar) || !jar.toString().endsWith(".jar")) {
-            return false;
-        }
-        try (ZipFile zip = new ZipFile(jar.toFile())) {
-            return zip.getEntry("module-info.class") != null;
         }
     }
 }
