@@ -325,8 +325,11 @@ public final class HomaEngine implements Engine {
             if (tickClock.due(nowNanos)) {
                 receiver.tick(nowNanos);
                 clients.tick();
-                servers.tick();
-                tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0);
+                servers.tick(tickClock.elapsedTicks());
+                // With no call of ours in flight, a server whose responses only wait for ACKs needs no tick until
+                // the first NEED_ACK: a quiet host sleeps through the ticks that would only count the silence.
+                tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0,
+                        clients.count() > 0 ? 1 : servers.quietTicksAhead());
             }
             if (!closed) {
                 receiver.scheduleGrants();

@@ -54,4 +54,41 @@ class QuietEngineTest {
         assertEquals(startedAt + config.tickNanos(), firstTick, "a fresh tick grid, not one left from before the gap");
         assertEquals(0, net.sent(PacketType.RESEND).size());
     }
+
+    @Test
+    void aServerWhoseClientVanishedWakesForItsProbesAndTheAbortNotForEveryTick() {
+        long id = client.call(server, 100, 1);
+        net.runUntil(() -> client.done(id), 10 * MS);
+        long responseAt = net.now();
+        net.dropRule = s -> s.to().equals(server.address); // the client is gone: nothing reaches the server
+        long pollsBefore = server.host.polls();
+
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, (config.abortTicks() + 10) * config.tickNanos());
+
+        assertEquals(1, server.engine.metrics().serverExpired(), "given up after the abort timeout");
+        long expiredAfterTicks = (net.now() - responseAt) / config.tickNanos();
+        assertTrue(expiredAfterTicks >= config.abortTicks() - 1 && expiredAfterTicks <= config.abortTicks() + 2,
+                "the silence is counted as with a tick every tickNanos: expired after " + expiredAfterTicks);
+        assertEquals(2, net.sent(PacketType.NEED_ACK).size(), "both probes an unproven client gets");
+        long polls = server.host.polls() - pollsBefore;
+        assertTrue(polls <= 10, "woken for the probes and the abort, not for each of "
+                + config.abortTicks() + " ticks: " + polls + " polls");
+    }
+
+    @Test
+    void aRequestWhileTheServerSleepsThroughTicksIsWatchedFromTheNextTick() {
+        TestNet.Node other = net.node("other", config);
+        long first = client.call(server, 100, 1);
+        net.runUntil(() -> client.done(first), 10 * MS);
+        net.dropRule = s -> s.from().equals(client.address); // this client answers no NEED_ACK
+        net.runUntil(() -> net.sent(PacketType.NEED_ACK).size() == 2, 100 * MS);
+        assertTrue(server.engine.nextWakeNanos() > net.now() + 10 * config.tickNanos(),
+                "only the unanswered response is left: the next tick is its abort, far ahead");
+
+        server.handler = (h, c, req) -> null; // holds the new request, so its RPC needs the tick
+        other.call(server, 100, 2);
+        net.runUntil(() -> server.engine.serverRpcCount() == 2, 10 * MS);
+        assertTrue(server.engine.nextWakeNanos() <= net.now() + config.tickNanos(),
+                "a new RPC is watched every tick again");
+    }
 }

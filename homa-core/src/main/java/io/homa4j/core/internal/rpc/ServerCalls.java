@@ -386,16 +386,45 @@ public final class ServerCalls extends RpcHalf {
 
     // ---------------------------------------------------------------------------------------------- timers
 
-    /** One timer tick for every server RPC. */
-    public void tick() {
+    /** See {@link #quietTicksAhead()}. */
+    private int quietTicksAhead = 1;
+
+    /**
+     * One timer tick for every server RPC; it stands for {@code elapsedTicks} ticks (more than one when the last
+     * tick found only responses waiting for their ACK and scheduled this one further ahead, see
+     * {@link #quietTicksAhead()}). Only such RPCs count the skipped ticks: any other was created since.
+     */
+    public void tick(int elapsedTicks) {
+        int ahead = Integer.MAX_VALUE;
         for (ServerRpc rpc : new ArrayList<>(rpcs.values())) {
             if (rpcs.get(rpc.key()) == rpc) {
-                tick(rpc);
+                tick(rpc, elapsedTicks);
+            }
+            if (rpcs.get(rpc.key()) == rpc) {
+                ahead = Math.min(ahead, quietTicksAhead(rpc));
             }
         }
+        quietTicksAhead = ahead == Integer.MAX_VALUE ? 1 : ahead;
     }
 
-    private void tick(ServerRpc rpc) {
+    /**
+     * Ticks the server side can go without a tick, as found by the last {@link #tick}: more than one only when
+     * every RPC is a response sent in full that waits for its ACK, whose next NEED_ACK (or abort) is that many
+     * ticks away. On a quiet host the tick then wakes it once per NEED_ACK instead of every tick.
+     */
+    public int quietTicksAhead() {
+        return quietTicksAhead;
+    }
+
+    private int quietTicksAhead(ServerRpc rpc) {
+        if (rpc.state() != ServerRpc.State.AWAITING_ACK || rpc.response().hasUnsentGrantedBytes()) {
+            return 1;
+        }
+        return rpc.silence().ticksUntilProbeOrAbort(silenceRules, silenceRules.needAckTicks(),
+                !rpc.isAddressProven());
+    }
+
+    private void tick(ServerRpc rpc, int elapsedTicks) {
         RpcSilence silent = rpc.silence();
         switch (rpc.state()) {
             case RECEIVING: {
@@ -443,7 +472,7 @@ public final class ServerCalls extends RpcHalf {
                     silent.heard(); // retransmissions still queued
                     return;
                 }
-                int silentTicks = silent.silentTick();
+                int silentTicks = silent.silentTicks(elapsedTicks);
                 if (silenceRules.abortDue(silentTicks)) {
                     expire(rpc);
                 } else if (silent.takeProbe(silenceRules, silenceRules.needAckTicks(), !rpc.isAddressProven())) {

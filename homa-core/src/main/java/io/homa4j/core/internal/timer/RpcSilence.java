@@ -89,6 +89,32 @@ public final class RpcSilence {
         return ++silentTicks;
     }
 
+    /**
+     * {@code ticks} ticks without a word from the peer that our switch port cannot explain, counted at once: the
+     * engine's tick stood for several (see {@code TickClock#elapsedTicks}).
+     *
+     * @return the silent ticks so far
+     */
+    public int silentTicks(int ticks) {
+        int silent = silentTick();
+        int more = Math.max(0, ticks - 1);
+        drainedTicks += more;
+        silentTicks += more;
+        return silentTicks;
+    }
+
+    /**
+     * Ticks from now until a server's next probe of its silent client, or the abort timeout, can be due (see
+     * {@link SilenceRules#ticksUntilProbeOrAbort}); the arguments as for {@link #takeProbe}.
+     */
+    public int ticksUntilProbeOrAbort(SilenceRules rules, int firstAfterTicks, boolean capped) {
+        if (silentTicks < silenceAtLastProbe) {
+            return 1; // the silence restarted since the last probe: takeProbe will reset the budget next tick
+        }
+        return rules.ticksUntilProbeOrAbort(silentTicks, silenceAtLastProbe, unansweredProbes, firstAfterTicks,
+                capped);
+    }
+
     /** The silence as the RESEND timers count it, for a peer whose RESEND interval is {@code peerResendTicks}. */
     private int resendClock(SilenceRules rules, int peerResendTicks) {
         return rules.resendClock(drainedTicks, undrainedTicks, peerResendTicks);

@@ -124,9 +124,24 @@ public final class SilenceRules {
         if (capped && unansweredProbes >= MAX_UNANSWERED_PROBES) {
             return false;
         }
-        long interval = unansweredProbes == 0 ? firstAfterTicks
+        return silentTicks - silenceAtLastProbe >= probeInterval(unansweredProbes, firstAfterTicks);
+    }
+
+    /**
+     * Silent ticks from now until a server waiting for its client can next have something to do: its next probe
+     * (as {@link #probeDue} times it) or the abort timeout, whichever comes first; at least one.
+     */
+    public int ticksUntilProbeOrAbort(int silentTicks, int silenceAtLastProbe, int unansweredProbes,
+                                      int firstAfterTicks, boolean capped) {
+        long untilAbort = (long) abortTicks - silentTicks;
+        long untilProbe = capped && unansweredProbes >= MAX_UNANSWERED_PROBES ? Long.MAX_VALUE
+                : silenceAtLastProbe + probeInterval(unansweredProbes, firstAfterTicks) - silentTicks;
+        return (int) Math.max(1, Math.min(untilAbort, untilProbe));
+    }
+
+    private long probeInterval(int unansweredProbes, int firstAfterTicks) {
+        return unansweredProbes == 0 ? firstAfterTicks
                 : Math.min((long) resendTicks << Math.min(unansweredProbes - 1, 16), keepAliveTicks());
-        return silentTicks - silenceAtLastProbe >= interval;
     }
 
     /**

@@ -9,6 +9,12 @@ package io.homa4j.core.internal.timer;
  * counts: the next tick stays on the grid ({@code due + tickNanos}), so a late tick is followed by an early one.
  * A driver whose loop turns come often anyway uses that lateness to run the tick in a turn it makes for packets
  * rather than wake for it ({@link io.homa4j.core.PacketDriven#wakeByNanos()}).
+ *
+ * <p>When nothing can happen for several ticks (every RPC left is a response waiting for its ACK, whose next
+ * NEED_ACK is ticks away), a tick may be scheduled that many ticks ahead ({@link #ticked(long, boolean, int)}):
+ * it then stands for all of them ({@link #elapsedTicks()}), so silence is counted as before while a quiet host is
+ * not woken for ticks that would only count it. New state ({@link #arm}) brings the next tick back to one tick
+ * away.
  */
 public final class TickClock {
     /**
@@ -21,15 +27,23 @@ public final class TickClock {
     private final long tickNanos;
     private final long latenessNanos;
     private long nextTickNanos = Long.MAX_VALUE;
+    /** The grid point the next tick counts its ticks from: where the last tick was due, or where arming began. */
+    private long countsFromNanos;
 
     public TickClock(long tickNanos) {
         this.tickNanos = tickNanos;
         this.latenessNanos = (long) (tickNanos * LATENESS_SHARE_OF_TICK);
     }
 
-    /** Makes sure a tick is scheduled (no-op when one already is). */
+    /**
+     * Makes sure a tick is due within one tick: schedules one when none is, and brings a tick scheduled further
+     * ahead (see {@link #ticked(long, boolean, int)}) back to one tick from now, as new state is watched every tick.
+     */
     public void arm(long nowNanos) {
         if (nextTickNanos == Long.MAX_VALUE) {
+            nextTickNanos = nowNanos + tickNanos;
+            countsFromNanos = nowNanos;
+        } else if (nextTickNanos > nowNanos + tickNanos) {
             nextTickNanos = nowNanos + tickNanos;
         }
     }
@@ -44,16 +58,38 @@ public final class TickClock {
         return nowNanos >= nextTickNanos;
     }
 
-    /** Records that a tick ran; {@code stillNeeded} keeps the clock armed. */
+    /** Records that a tick ran; {@code stillNeeded} keeps the clock armed, the next tick one tick on. */
     public void ticked(long nowNanos, boolean stillNeeded) {
+        ticked(nowNanos, stillNeeded, 1);
+    }
+
+    /**
+     * Records that a tick ran; {@code stillNeeded} keeps the clock armed, and the next tick comes
+     * {@code ticksAhead} ticks on (at least one): the watched state needs no look before then.
+     */
+    public void ticked(long nowNanos, boolean stillNeeded, int ticksAhead) {
         if (!stillNeeded) {
             nextTickNanos = Long.MAX_VALUE;
             return;
         }
-        nextTickNanos += tickNanos;
+        long ahead = Math.max(1, ticksAhead) * tickNanos;
+        nextTickNanos += ahead;
         if (nextTickNanos <= nowNanos) {
-            nextTickNanos = nowNanos + tickNanos;
+            nextTickNanos = nowNanos + ahead; // a late tick: no catch-up, the grid starts again from now
         }
+        countsFromNanos = nextTickNanos - ahead;
+    }
+
+    /**
+     * How many ticks the due tick stands for: one, or more when it was scheduled further ahead; rounded, as a
+     * tick brought back by {@link #arm} lies off the grid.
+     */
+    public int elapsedTicks() {
+        if (nextTickNanos == Long.MAX_VALUE) {
+            return 1;
+        }
+        long ticks = (nextTickNanos - countsFromNanos + tickNanos / 2) / tickNanos;
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, ticks));
     }
 
     /** Time of the next tick, or Long.MAX_VALUE when disarmed. */

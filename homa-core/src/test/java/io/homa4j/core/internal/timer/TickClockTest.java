@@ -50,4 +50,39 @@ class TickClockTest {
         assertEquals(6 * TICK + 1, clock.nextTickNanos());
         assertFalse(clock.due(6 * TICK));
     }
+
+    @Test
+    void aTickScheduledAheadStandsForTheTicksItSkipped() {
+        TickClock clock = new TickClock(TICK);
+        clock.arm(0);
+        assertEquals(1, clock.elapsedTicks());
+        clock.ticked(TICK, true, 5);
+        assertEquals(6 * TICK, clock.nextTickNanos());
+        assertFalse(clock.due(6 * TICK - 1));
+        assertEquals(5, clock.elapsedTicks());
+        clock.ticked(6 * TICK, true);
+        assertEquals(7 * TICK, clock.nextTickNanos());
+        assertEquals(1, clock.elapsedTicks());
+    }
+
+    @Test
+    void armingBringsATickScheduledAheadBackToOneTickAndItCountsTheTicksSinceTheLast() {
+        TickClock clock = new TickClock(TICK);
+        clock.arm(0);
+        clock.ticked(TICK, true, 100);
+        clock.arm(3 * TICK + TICK / 10); // new state to watch, 2.1 ticks after the last tick
+        assertEquals(4 * TICK + TICK / 10, clock.nextTickNanos());
+        assertEquals(3, clock.elapsedTicks(), "3.1 ticks since the last one ran, rounded");
+        clock.arm(3 * TICK + TICK / 2); // a tick within one tick stays where it is
+        assertEquals(4 * TICK + TICK / 10, clock.nextTickNanos());
+    }
+
+    @Test
+    void aLateTickScheduledAheadStartsANewGridAndStillCountsOnlyItsOwnTicks() {
+        TickClock clock = new TickClock(TICK);
+        clock.arm(0);
+        clock.ticked(50 * TICK, true, 3); // the host was away for 49 ticks: no catch-up
+        assertEquals(53 * TICK, clock.nextTickNanos());
+        assertEquals(3, clock.elapsedTicks());
+    }
 }
