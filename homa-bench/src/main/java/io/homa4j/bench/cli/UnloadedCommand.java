@@ -1,5 +1,6 @@
 package io.homa4j.bench.cli;
 
+import io.homa4j.bench.driver.JitQuiet;
 import io.homa4j.bench.driver.RttByLength;
 import io.homa4j.bench.driver.UnloadedProbe;
 import io.homa4j.bench.transport.BenchClient;
@@ -48,7 +49,8 @@ final class UnloadedCommand implements BenchCommand {
 
     @Bounds(min = 0, max = 3_600)
     @Option(names = "--warmup", paramLabel = "S", description = "seconds of calls before measuring, so the JIT has"
-            + " compiled both ends (default " + (int) DEFAULT_WARMUP_SECONDS + ")")
+            + " compiled both ends; longer (up to 3x) while this JVM's JIT is still compiling (default "
+            + (int) DEFAULT_WARMUP_SECONDS + ")")
     double warmup = DEFAULT_WARMUP_SECONDS;
 
     @Bounds(min = 1, max = 1_000)
@@ -68,7 +70,7 @@ final class UnloadedCommand implements BenchCommand {
             err.println(client.describe());
             UnloadedProbe probe = new UnloadedProbe(client, 0, System::nanoTime,
                     TimeUnit.SECONDS.toNanos(CALL_TIMEOUT_SECONDS), UnloadedProbe.settleNanos(endpoint.linkMbps),
-                    UnloadedProbe.PARK);
+                    UnloadedProbe.PARK, JitQuiet.thisJvm());
             try {
                 table = probe.measure(lengths, samples, Converters.nanos(warmup));
             } catch (UnloadedProbe.ProbeException e) {

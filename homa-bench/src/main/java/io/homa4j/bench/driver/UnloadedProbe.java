@@ -5,7 +5,10 @@ import io.homa4j.bench.transport.BenchClient;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +23,20 @@ import java.util.function.LongSupplier;
  * {@code samples} times, in rounds over the whole grid (so a slow moment of the machine hits one sample of many
  * lengths rather than every sample of one), and its median kept.
  *
- * <p>Single-threaded: {@link #measure} blocks on each call.
+ * <p>Single-threaded: {@link #measure} blocks on each call (on each group of calls in the warm-up).
  */
 public final class UnloadedProbe {
     /** Lengths up to this are also warm-up lengths: they cover one- and few-packet paths quickly. */
     static final int WARMUP_MAX_BYTES = 100_000;
+    /**
+     * Calls of the shortest length the warm-up keeps in flight between its single calls of the other lengths. On a
+     * slow emulated link one call at a time gives the JIT a few thousand calls in the whole warm-up, too few for C2
+     * to compile the per-call path (thousands of invocations per method, then the compile queue), so the idle RTT
+     * was measured in profiled C1 code; in-flight calls of a few hundred bytes multiply the calls the link carries.
+     */
+    static final int WARMUP_IN_FLIGHT = 16;
+    /** The warm-up goes on past its time, while the JIT is still compiling, up to this many times that time. */
+    static final int WARMUP_MAX_STRETCH = 3;
     /** Beyond three packets, each measured length is this many times the previous. */
     static final double GRID_RATIO = 1.5;
 
@@ -34,6 +46,7 @@ public final class UnloadedProbe {
     private final long callTimeoutNanos;
     private final long settleNanos;
     private final Pause pause;
+    private final LongSupplier jitCompiledMillis;
 
     /** How the probe waits between calls: {@link #PARK} in real time, a test's own on a virtual clock. */
     @FunctionalInterface
@@ -74,6 +87,16 @@ public final class UnloadedProbe {
      */
     public UnloadedProbe(BenchClient client, int server, LongSupplier nanoClock, long callTimeoutNanos,
                          long settleNanos, Pause pause) {
+        this(client, server, nanoClock, callTimeoutNanos, settleNanos, pause, JitQuiet.NO_JIT);
+    }
+
+    /**
+     * As {@link #UnloadedProbe(BenchClient, int, LongSupplier, long, long, Pause)}, with the JIT whose compiling
+     * stretches the warm-up: {@code jitCompiledMillis} is its total compilation time ({@link JitQuiet#thisJvm()}),
+     * or {@link JitQuiet#NO_JIT}.
+     */
+    public UnloadedProbe(BenchClient client, int server, LongSupplier nanoClock, long callTimeoutNanos,
+                         long settleNanos, Pause pause, LongSupplier jitCompiledMillis) {
         if (settleNanos < 0) {
             throw new IllegalArgumentException("settleNanos must not be negative: " + settleNanos);
         }
@@ -83,6 +106,7 @@ public final class UnloadedProbe {
         this.callTimeoutNanos = callTimeoutNanos;
         this.settleNanos = settleNanos;
         this.pause = pause;
+        this.jitCompiledMillis = jitCompiledMillis;
     }
 
     /** Full frames an emulated link lets through at once (netlab's smallest token bucket). */
@@ -119,8 +143,10 @@ public final class UnloadedProbe {
     }
 
     /**
-     * Warms up for {@code warmupNanos} (calls of the grid's short lengths, in turn), then measures every length of
-     * {@code lengths} {@code samples} times; returns the medians.
+     * Warms up for {@code warmupNanos}, and on while this JVM's JIT is still compiling (at most
+     * {@link #WARMUP_MAX_STRETCH} times as long): {@link #WARMUP_IN_FLIGHT} calls of the shortest length at once,
+     * then one call of the next of the grid's short lengths, in turn. Then measures every length of {@code lengths}
+     * {@code samples} times; returns the medians.
      *
      * @throws ProbeException when a call fails, answers with another length, or outlasts the timeout
      */
@@ -137,10 +163,7 @@ public final class UnloadedProbe {
             if (warm.length == 0) {
                 warm = new long[] {lengths[0]};
             }
-            long warmUntil = nanoClock.getAsLong() + warmupNanos;
-            for (int i = 0; nanoClock.getAsLong() < warmUntil; i++) {
-                call(payload, (int) warm[i % warm.length]);
-            }
+            warmUp(payload, warm, warmupNanos);
             long[][] rtts = new long[lengths.length][samples];
             for (int s = 0; s < samples; s++) {
                 for (int i = 0; i < lengths.length; i++) {
@@ -160,23 +183,54 @@ public final class UnloadedProbe {
         }
     }
 
+    private void warmUp(ByteBuf payload, long[] warm, long warmupNanos) throws ProbeException,
+            InterruptedException {
+        long start = nanoClock.getAsLong();
+        long warmUntil = start + warmupNanos;
+        long latest = start + WARMUP_MAX_STRETCH * warmupNanos;
+        JitQuiet jit = new JitQuiet(jitCompiledMillis, nanoClock);
+        int shortest = (int) Arrays.stream(warm).min().getAsLong();
+        for (int i = 0; ; i++) {
+            inFlight(payload, shortest, WARMUP_IN_FLIGHT);
+            call(payload, (int) warm[i % warm.length]);
+            long now = nanoClock.getAsLong();
+            if (now >= latest || (now >= warmUntil && jit.quiet())) {
+                return;
+            }
+        }
+    }
+
+    /** {@code count} calls of {@code length} bytes started at once; returns when all are answered. */
+    private void inFlight(ByteBuf payload, int length, int count) throws ProbeException, InterruptedException {
+        List<CompletableFuture<Integer>> calls = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            calls.add(client.call(server, payload.retainedSlice(0, length)));
+        }
+        for (CompletableFuture<Integer> call : calls) {
+            answered(call, length);
+        }
+    }
+
     private long call(ByteBuf payload, int length) throws ProbeException, InterruptedException {
         long start = nanoClock.getAsLong();
+        answered(client.call(server, payload.retainedSlice(0, length)), length);
+        return Math.max(1, nanoClock.getAsLong() - start);
+    }
+
+    /** Waits for {@code call}'s answer and checks it echoed {@code length} bytes. */
+    private void answered(CompletableFuture<Integer> call, int length) throws ProbeException, InterruptedException {
         Integer answered;
         try {
-            answered = client.call(server, payload.retainedSlice(0, length)).get(callTimeoutNanos,
-                    TimeUnit.NANOSECONDS);
+            answered = call.get(callTimeoutNanos, TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw new ProbeException("an idle call of " + length + " B failed: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             throw new ProbeException("an idle call of " + length + " B took longer than "
                     + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms", e);
         }
-        long rtt = nanoClock.getAsLong() - start;
         if (answered == null || answered != length) {
             throw new ProbeException("an idle call of " + length + " B was answered with " + answered + " B", null);
         }
-        return Math.max(1, rtt);
     }
 
     /** The middle value; of an even count, the mean of the two middle ones. */

@@ -1,6 +1,7 @@
 package io.homa4j.bench.jmh;
 
 import io.homa4j.bench.driver.UnloadedProbe;
+import io.homa4j.bench.driver.JitQuiet;
 import io.homa4j.bench.transport.Protocol;
 import io.netty.buffer.ByteBuf;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -33,8 +34,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Two modes:
  * <ul>
- *   <li>{@link #warm}: warm-up iterations run back to back (no gap), so the JIT has compiled the hot paths
- *       before the measured calls, which do wait the gap. Reports P50/P99 (JMH's sample mode).</li>
+ *   <li>{@link #warm}: warm-up iterations run back to back (no gap), then more back-to-back calls until the JIT
+ *       has gone quiet ({@link JitQuiet}), so the hot paths are compiled before the measured calls, which do
+ *       wait the gap. Reports P50/P99 (JMH's sample mode), and how much the JIT compiled while measuring.</li>
  *   <li>{@link #cold}: a fresh fork makes a few calls ({@code -i}, at most {@value #MAX_COLD_CALLS}), each after
  *       the gap, with no warm-up: the code of a lightly loaded service that never reaches C2. One call per
  *       iteration (single-shot mode); percentiles are over the iterations of all forks.</li>
@@ -63,6 +65,8 @@ public class QuietRttBenchmark {
      * loops), so well below that the calls stay in the interpreter and C1 code.
      */
     static final int MAX_COLD_CALLS = 2_000;
+    /** The longest the warm mode waits, after its warm-up iterations, for the JIT to go quiet. */
+    static final long MAX_JIT_SETTLE_NANOS = 60_000_000_000L;
 
     @Param({"HOMA", "TCP"})
     public Protocol transport;
@@ -85,6 +89,9 @@ public class QuietRttBenchmark {
     private ThreadActivity.Switches clientAtStart;
     private ThreadActivity.Switches serverAtStart;
     private final SyscallCounter syscalls = new SyscallCounter();
+    private final JitQuiet jit = new JitQuiet(JitQuiet.thisJvm(), System::nanoTime);
+    private long jitAtStart;
+    private long jitSettleNanos;
 
     @Setup(Level.Trial)
     public void start(BenchmarkParams params) {
@@ -108,13 +115,17 @@ public class QuietRttBenchmark {
     }
 
     @Setup(Level.Iteration)
-    public void beginIteration(IterationParams iteration) {
+    public void beginIteration(BenchmarkParams params, IterationParams iteration) throws Exception {
         boolean measured = iteration.getType() == IterationType.MEASUREMENT;
         gapNanos = measured ? TimeUnit.MICROSECONDS.toNanos(gapMicros) : 0;
         int caller = ThreadActivity.currentThreadId();
         if (measured && !measuring) {
+            if (params.getMode() != Mode.SingleShotTime) {
+                settleJit();
+            }
             // The counting window opens at the first measured iteration and closes when the trial ends.
             measuring = true;
+            jitAtStart = jit.compiledMillis();
             syscalls.start();
             callerThreads.add(caller);
             callerAtStart = ThreadActivity.switches(Set.of(caller));
@@ -123,6 +134,20 @@ public class QuietRttBenchmark {
         } else if (measured && callerThreads.add(caller)) {
             callerAtStart = callerAtStart.plus(ThreadActivity.switches(Set.of(caller)));
         }
+    }
+
+    /**
+     * Back-to-back calls until the JIT has gone quiet (see {@link JitQuiet}), at most {@link #MAX_JIT_SETTLE_NANOS}:
+     * on a 2-core machine C2 was still compiling the Homa path seconds after JMH's warm-up iterations, and the
+     * first measured calls ran partly in profiled C1 code.
+     */
+    private void settleJit() throws Exception {
+        long start = System.nanoTime();
+        JitQuiet quiet = new JitQuiet(JitQuiet.thisJvm(), System::nanoTime);
+        while (!quiet.quiet() && System.nanoTime() - start < MAX_JIT_SETTLE_NANOS) {
+            endpoints.call(payload);
+        }
+        jitSettleNanos = System.nanoTime() - start;
     }
 
     /** The idle gap, outside the measured time. */
@@ -183,6 +208,12 @@ public class QuietRttBenchmark {
                 caller.voluntary() / n, client.voluntary() / n, server.voluntary() / n,
                 caller.involuntary() / n, client.involuntary() / n, server.involuntary() / n,
                 perCall(sys[0], n), perCall(sys[1], n), perCall(sys[2], n));
+        long compiledDuring = jit.compiledMillis() - jitAtStart;
+        System.out.printf(Locale.ROOT, "quiet-call %s gap %d us: JIT %s; %d ms compiled during the measured calls%s%n",
+                transport, gapMicros, jitSettleNanos > 0 ? String.format(Locale.ROOT,
+                        "quiet after %.1f s more of back-to-back calls", jitSettleNanos / 1e9) : "not settled (cold)",
+                compiledDuring, jitSettleNanos >= MAX_JIT_SETTLE_NANOS ? " (NOT settled: the JIT was still compiling"
+                        + " after " + MAX_JIT_SETTLE_NANOS / 1_000_000_000L + " s; the figures include C1 code)" : "");
     }
 
     private static String perCall(long count, double calls) {

@@ -16,21 +16,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class UnloadedProbeTest {
     /**
-     * An echo server on a virtual clock: a call of n bytes takes 10 us + n ns, and the third call of every length
-     * (a slow moment of the machine) 1 ms more.
+     * An echo server on a virtual clock: a call of n bytes takes {@link #callNanos} (10 us) + n ns, and the third
+     * call of every length (a slow moment of the machine) 1 ms more.
      */
     private static final class FakeEcho implements BenchClient {
         long now;
         final List<Integer> calls = new ArrayList<>();
+        final List<Long> startedAt = new ArrayList<>();
+        final java.util.Map<Integer, Integer> callsOf = new java.util.HashMap<>();
         int answerDelta;
+        /** The fixed part of each call's time. */
+        long callNanos = 10_000;
 
         @Override
         public CompletableFuture<Integer> call(int server, ByteBuf request) {
             int length = request.readableBytes();
             request.release();
-            long seen = calls.stream().filter(c -> c == length).count();
+            long seen = callsOf.merge(length, 1, Integer::sum) - 1;
             calls.add(length);
-            now += 10_000 + length + (seen == 2 ? 1_000_000 : 0);
+            startedAt.add(now);
+            now += callNanos + length + (seen == 2 ? 1_000_000 : 0);
             return CompletableFuture.completedFuture(length + answerDelta);
         }
 
@@ -105,6 +110,48 @@ class UnloadedProbeTest {
         Thread.currentThread().interrupt();
         assertThrows(InterruptedException.class, () -> UnloadedProbe.parkFor(1_000_000_000L));
         assertFalse(Thread.interrupted(), "the interrupt is reported once, by the exception");
+    }
+
+    @Test
+    void theWarmUpKeepsShortCallsInFlightAndGoesOnWhileTheJitCompilesUpToThreeTimesItsTime() throws Exception {
+        long second = 1_000_000_000L;
+        long[] lengths = {1, 1_000, 200_000};
+        // compiling 100 ms per second for the first 3 s, then quiet: the warm-up ends with the first quiet window
+        FakeEcho settling = new FakeEcho();
+        settling.callNanos = 1_000_000;
+        new UnloadedProbe(settling, 0, () -> settling.now, second, 0, nanos -> { },
+                () -> Math.min(settling.now, 3 * second) / 10_000_000).measure(lengths, 1, 2 * second);
+        long settledAt = warmUpEnd(settling, lengths.length);
+        assertTrue(settledAt >= 3 * second && settledAt < 4 * second + second / 10, "warm-up ended at " + settledAt);
+
+        // compiling throughout: the warm-up stops at three times its time
+        FakeEcho compiling = new FakeEcho();
+        compiling.callNanos = 1_000_000;
+        new UnloadedProbe(compiling, 0, () -> compiling.now, second, 0, nanos -> { },
+                () -> compiling.now / 10_000_000).measure(lengths, 1, 2 * second);
+        long stoppedAt = warmUpEnd(compiling, lengths.length);
+        assertTrue(stoppedAt >= 6 * second && stoppedAt < 6 * second + second / 10, "warm-up ended at " + stoppedAt);
+
+        // a JIT that is quiet from the start: the warm-up takes its time, no more
+        FakeEcho quiet = new FakeEcho();
+        quiet.callNanos = 1_000_000;
+        new UnloadedProbe(quiet, 0, () -> quiet.now, second, 0, nanos -> { }, () -> 0L)
+                .measure(lengths, 1, 2 * second);
+        long quietAt = warmUpEnd(quiet, lengths.length);
+        assertTrue(quietAt >= 2 * second && quietAt < 2 * second + second / 10, "warm-up ended at " + quietAt);
+
+        // most warm-up calls are of the shortest length, WARMUP_IN_FLIGHT at a time, then one of another
+        List<Integer> warm = quiet.calls.subList(0, quiet.calls.size() - lengths.length);
+        for (int i = 0; i + UnloadedProbe.WARMUP_IN_FLIGHT < warm.size(); i += UnloadedProbe.WARMUP_IN_FLIGHT + 1) {
+            assertEquals(java.util.Collections.nCopies(UnloadedProbe.WARMUP_IN_FLIGHT, 1),
+                    warm.subList(i, i + UnloadedProbe.WARMUP_IN_FLIGHT));
+        }
+        assertTrue(warm.contains(1_000), "the other short lengths are warmed up too");
+    }
+
+    /** When the first measured call started (the last {@code measured} calls are the measured ones). */
+    private static long warmUpEnd(FakeEcho echo, int measured) {
+        return echo.startedAt.get(echo.startedAt.size() - measured);
     }
 
     @Test
