@@ -37,6 +37,13 @@ public final class UnloadedProbe {
     static final int WARMUP_IN_FLIGHT = 16;
     /** The warm-up goes on past its time, while the JIT is still compiling, up to this many times that time. */
     static final int WARMUP_MAX_STRETCH = 3;
+    /**
+     * Calls longer than this (not warm-up lengths) are each followed by an unmeasured call of the shortest length:
+     * the first call after a long one was the slowest of its length on the rack, for both protocols (the 1 B call
+     * after the 1 MB one: twice the 100 B call's RTT for Homa, ten times for TCP), as the long call's buffers and
+     * collections are still being dealt with.
+     */
+    static final int CHASED_ABOVE_BYTES = WARMUP_MAX_BYTES;
     /** Beyond three packets, each measured length is this many times the previous. */
     static final double GRID_RATIO = 1.5;
 
@@ -171,6 +178,9 @@ public final class UnloadedProbe {
                         pause.pause(settleNanos);
                     }
                     rtts[i][s] = call(payload, (int) lengths[i]);
+                    if (lengths[i] > CHASED_ABOVE_BYTES) {
+                        call(payload, (int) lengths[0]); // absorbs what a long call leaves behind; not measured
+                    }
                 }
             }
             double[] medians = new double[lengths.length];

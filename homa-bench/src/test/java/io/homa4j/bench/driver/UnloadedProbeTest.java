@@ -61,11 +61,12 @@ class UnloadedProbeTest {
         long[] lengths = {1, 1_000, 200_000};
         RttByLength table = probe.measure(lengths, 5, 50_000);
 
-        int warmupCalls = echo.calls.size() - 15;
+        int warmupCalls = echo.calls.size() - 15 - 5; // 5 rounds of 3 lengths, and a chaser after each long call
         assertTrue(warmupCalls >= 1, "warm-up calls: " + warmupCalls);
         // the warm-up uses only the short lengths, and the measured rounds go over the whole grid in turn
         assertTrue(echo.calls.subList(0, warmupCalls).stream().allMatch(l -> l <= UnloadedProbe.WARMUP_MAX_BYTES));
-        assertEquals(List.of(1, 1_000, 200_000), echo.calls.subList(warmupCalls, warmupCalls + 3));
+        assertEquals(List.of(1, 1_000, 200_000, 1, 1, 1_000), echo.calls.subList(warmupCalls, warmupCalls + 6),
+                "each round in turn; after the long call an unmeasured one of the shortest length");
         // the slow third call does not move the median
         assertEquals(10_001, table.rttNanos(1), 1e-9);
         assertEquals(11_000, table.rttNanos(1_000), 1e-9);
@@ -121,7 +122,7 @@ class UnloadedProbeTest {
         settling.callNanos = 1_000_000;
         new UnloadedProbe(settling, 0, () -> settling.now, second, 0, nanos -> { },
                 () -> Math.min(settling.now, 3 * second) / 10_000_000).measure(lengths, 1, 2 * second);
-        long settledAt = warmUpEnd(settling, lengths.length);
+        long settledAt = warmUpEnd(settling, lengths.length + 1);
         assertTrue(settledAt >= 3 * second && settledAt < 4 * second + second / 10, "warm-up ended at " + settledAt);
 
         // compiling throughout: the warm-up stops at three times its time
@@ -129,7 +130,7 @@ class UnloadedProbeTest {
         compiling.callNanos = 1_000_000;
         new UnloadedProbe(compiling, 0, () -> compiling.now, second, 0, nanos -> { },
                 () -> compiling.now / 10_000_000).measure(lengths, 1, 2 * second);
-        long stoppedAt = warmUpEnd(compiling, lengths.length);
+        long stoppedAt = warmUpEnd(compiling, lengths.length + 1);
         assertTrue(stoppedAt >= 6 * second && stoppedAt < 6 * second + second / 10, "warm-up ended at " + stoppedAt);
 
         // a JIT that is quiet from the start: the warm-up takes its time, no more
@@ -137,11 +138,11 @@ class UnloadedProbeTest {
         quiet.callNanos = 1_000_000;
         new UnloadedProbe(quiet, 0, () -> quiet.now, second, 0, nanos -> { }, () -> 0L)
                 .measure(lengths, 1, 2 * second);
-        long quietAt = warmUpEnd(quiet, lengths.length);
+        long quietAt = warmUpEnd(quiet, lengths.length + 1);
         assertTrue(quietAt >= 2 * second && quietAt < 2 * second + second / 10, "warm-up ended at " + quietAt);
 
         // most warm-up calls are of the shortest length, WARMUP_IN_FLIGHT at a time, then one of another
-        List<Integer> warm = quiet.calls.subList(0, quiet.calls.size() - lengths.length);
+        List<Integer> warm = quiet.calls.subList(0, quiet.calls.size() - lengths.length - 1);
         for (int i = 0; i + UnloadedProbe.WARMUP_IN_FLIGHT < warm.size(); i += UnloadedProbe.WARMUP_IN_FLIGHT + 1) {
             assertEquals(java.util.Collections.nCopies(UnloadedProbe.WARMUP_IN_FLIGHT, 1),
                     warm.subList(i, i + UnloadedProbe.WARMUP_IN_FLIGHT));
@@ -149,7 +150,7 @@ class UnloadedProbeTest {
         assertTrue(warm.contains(1_000), "the other short lengths are warmed up too");
     }
 
-    /** When the first measured call started (the last {@code measured} calls are the measured ones). */
+    /** When the first measured call started (the last {@code measured} calls are the measured ones and chasers). */
     private static long warmUpEnd(FakeEcho echo, int measured) {
         return echo.startedAt.get(echo.startedAt.size() - measured);
     }
