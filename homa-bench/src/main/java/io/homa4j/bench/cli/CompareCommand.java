@@ -154,7 +154,7 @@ final class CompareCommand implements BenchCommand {
 
     @Bounds(min = 1, max = 1_000_000)
     @Option(names = "--link-mbps", paramLabel = "N", description = "link rate (default: in the rack the highest of"
-            + " 100/50/25/10 at which the machine stays under 50% busy, by a short calibration; " + LOOPBACK_LINK_MBPS
+            + " 100/50/25/10 at which the machine stays under 50%% busy, by a short calibration; " + LOOPBACK_LINK_MBPS
             + " on loopback)")
     Integer linkMbps;
 

@@ -31,12 +31,12 @@ class LinkRateCalibrationTest {
 
     @Test
     void aQuietFastMachineGetsTheTopRungAfterOneRun() throws Exception {
-        FakeMachine m = new FakeMachine(Map.of(100, 44.0));
+        FakeMachine m = new FakeMachine(Map.of(100, 38.0));
         LinkRateCalibration.Choice c = LinkRateCalibration.choose(m);
         assertEquals(100, c.linkMbps());
         assertTrue(c.underTarget());
         assertEquals(List.of(100), m.runs);
-        assertTrue(c.reason().contains("took 44% of the machine"), c.reason());
+        assertTrue(c.reason().contains("took 38% of the machine"), c.reason());
     }
 
     @Test
@@ -44,9 +44,25 @@ class LinkRateCalibrationTest {
         FakeMachine m = new FakeMachine(Map.of(100, 70.0, 50, 49.0, 25, 28.0));
         LinkRateCalibration.Choice c = LinkRateCalibration.choose(m);
         assertEquals(50, c.linkMbps());
-        assertEquals(List.of(100, 50), m.runs);
-        assertEquals("link 50 Mbit/s: the rack took 49% of the machine at it (target: under 50%); 70% at 100 Mbit/s",
-                c.reason());
+        assertEquals(List.of(100, 50, 50, 50), m.runs, "49% is near the target: two more runs");
+        assertEquals("link 50 Mbit/s: the rack took 49% of the machine at it (median of 3 runs) (target: under 50%);"
+                + " 70% at 100 Mbit/s", c.reason());
+    }
+
+    @Test
+    void aRungNearTheTargetIsJudgedByTheMedianOfThreeRuns() throws Exception {
+        // one run at 46% would have chosen 25 Mbit/s; the runs after it (58%, 61%) say the machine is busier
+        List<Double> at25 = new ArrayList<>(List.of(46.0, 58.0, 61.0));
+        List<Integer> runs = new ArrayList<>();
+        LinkRateCalibration.Choice c = LinkRateCalibration.choose(rate -> {
+            runs.add(rate);
+            return rate == 100 ? 110.0 : rate == 25 ? at25.remove(0) : 30.0;
+        });
+        assertEquals(10, c.linkMbps());
+        assertEquals(List.of(100, 25, 25, 25, 10), runs);
+        assertEquals(58.0, c.steps().get(1).busyPct());
+        assertEquals(3, c.steps().get(1).runs());
+        assertEquals(1, c.steps().get(0).runs(), "110% is far from the target: one run");
     }
 
     @Test
