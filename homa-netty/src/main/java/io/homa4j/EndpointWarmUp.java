@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +34,12 @@ final class EndpointWarmUp {
     private EndpointWarmUp() {
     }
 
+    /** {@code bound} itself, or on the loopback address when it is the wildcard address (not a destination). */
+    static InetSocketAddress reachable(InetSocketAddress bound) {
+        return bound.getAddress().isAnyLocalAddress()
+                ? new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort()) : bound;
+    }
+
     /** Makes {@code calls} echo calls from {@code endpoint} to a temporary endpoint on its address; then closes it. */
     static void run(HomaEndpoint endpoint, int calls) {
         HomaEndpoint echo;
@@ -52,7 +59,7 @@ final class EndpointWarmUp {
         int answered = 0; // calls of the current group whose response was taken and released
         try {
             echo.serve((ctx, body) -> ctx.reply(body.retain()));
-            InetSocketAddress target = echo.localAddress();
+            InetSocketAddress target = reachable(echo.localAddress());
             for (int done = 0; done < calls; done += group.size()) {
                 group.clear();
                 answered = 0;

@@ -26,6 +26,14 @@ class WarmUpCallsTest {
     }
 
     @Test
+    void anEndpointOnTheWildcardAddressWarmsUpOverLoopback() throws Exception {
+        try (HomaEndpoint warmed = HomaEndpoint.builder().bindAddress(java.net.InetAddress.getByName("0.0.0.0"))
+                .warmUpCalls(100).build()) {
+            assertEquals(100, warmed.metricsNow().get(20, TimeUnit.SECONDS).clientCompleted());
+        }
+    }
+
+    @Test
     void noWarmUpByDefault() throws Exception {
         try (HomaEndpoint endpoint = HomaEndpoint.builder().build()) {
             assertEquals(0, endpoint.metricsNow().get(20, TimeUnit.SECONDS).clientCalls());
