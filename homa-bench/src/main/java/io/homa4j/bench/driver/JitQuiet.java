@@ -46,7 +46,7 @@ public final class JitQuiet {
     }
 
     /** Starts a new window now. */
-    public void restart() {
+    private void restart() {
         windowStartNanos = nanoClock.getAsLong();
         windowStartMillis = compiledMillis.getAsLong();
     }
@@ -65,10 +65,5 @@ public final class JitQuiet {
         boolean quiet = compiledMillis.getAsLong() - windowStartMillis < QUIET_MILLIS_PER_WINDOW;
         restart();
         return quiet;
-    }
-
-    /** The compilers' total time so far, in ms. */
-    public long compiledMillis() {
-        return compiledMillis.getAsLong();
     }
 }

@@ -1,7 +1,7 @@
 package io.homa4j.bench.jmh;
 
-import io.homa4j.bench.driver.UnloadedProbe;
 import io.homa4j.bench.driver.JitQuiet;
+import io.homa4j.bench.driver.UnloadedProbe;
 import io.homa4j.bench.transport.Protocol;
 import io.netty.buffer.ByteBuf;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The round-trip time of a call on a quiet endpoint: one 100 B echo RPC at a time, Homa and TCP on loopback, with
@@ -89,7 +90,8 @@ public class QuietRttBenchmark {
     private ThreadActivity.Switches clientAtStart;
     private ThreadActivity.Switches serverAtStart;
     private final SyscallCounter syscalls = new SyscallCounter();
-    private final JitQuiet jit = new JitQuiet(JitQuiet.thisJvm(), System::nanoTime);
+    /** This JVM's total JIT compilation time, ms. */
+    private final LongSupplier jitCompiledMillis = JitQuiet.thisJvm();
     private long jitAtStart;
     private long jitSettleNanos;
 
@@ -125,7 +127,7 @@ public class QuietRttBenchmark {
             }
             // The counting window opens at the first measured iteration and closes when the trial ends.
             measuring = true;
-            jitAtStart = jit.compiledMillis();
+            jitAtStart = jitCompiledMillis.getAsLong();
             syscalls.start();
             callerThreads.add(caller);
             callerAtStart = ThreadActivity.switches(Set.of(caller));
@@ -143,7 +145,7 @@ public class QuietRttBenchmark {
      */
     private void settleJit() throws Exception {
         long start = System.nanoTime();
-        JitQuiet quiet = new JitQuiet(JitQuiet.thisJvm(), System::nanoTime);
+        JitQuiet quiet = new JitQuiet(jitCompiledMillis, System::nanoTime);
         while (!quiet.quiet() && System.nanoTime() - start < MAX_JIT_SETTLE_NANOS) {
             endpoints.call(payload);
         }
@@ -208,7 +210,7 @@ public class QuietRttBenchmark {
                 caller.voluntary() / n, client.voluntary() / n, server.voluntary() / n,
                 caller.involuntary() / n, client.involuntary() / n, server.involuntary() / n,
                 perCall(sys[0], n), perCall(sys[1], n), perCall(sys[2], n));
-        long compiledDuring = jit.compiledMillis() - jitAtStart;
+        long compiledDuring = jitCompiledMillis.getAsLong() - jitAtStart;
         System.out.printf(Locale.ROOT, "quiet-call %s gap %d us: JIT %s; %d ms compiled during the measured calls%s%n",
                 transport, gapMicros, jitSettleNanos > 0 ? String.format(Locale.ROOT,
                         "quiet after %.1f s more of back-to-back calls", jitSettleNanos / 1e9) : "not settled (cold)",

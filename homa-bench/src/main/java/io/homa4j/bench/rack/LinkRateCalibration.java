@@ -1,6 +1,7 @@
 package io.homa4j.bench.rack;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -111,7 +112,7 @@ public final class LinkRateCalibration {
         for (int i = 1; i < runs.length; i++) {
             runs[i] = probe.busyPct(rung);
         }
-        java.util.Arrays.sort(runs);
+        Arrays.sort(runs);
         return new Step(rung, runs[runs.length / 2], runs.length);
     }
 

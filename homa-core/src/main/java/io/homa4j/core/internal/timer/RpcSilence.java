@@ -96,7 +96,7 @@ public final class RpcSilence {
      * @return the silent ticks so far
      */
     public int silentTicks(int ticks) {
-        int silent = silentTick();
+        silentTick();
         int more = Math.max(0, ticks - 1);
         drainedTicks += more;
         silentTicks += more;
