@@ -393,7 +393,7 @@ public final class HomaEngine implements Engine {
      * Calling poll earlier or more often is harmless.
      */
     public long nextWakeNanos() {
-        disarmTickWhenIdle();
+        settleTick();
         return wake(tickClock.nextTickNanos(), transmitter.nextWakeNanos());
     }
 
@@ -404,17 +404,25 @@ public final class HomaEngine implements Engine {
      */
     @Override
     public long wakeByNanos() {
-        disarmTickWhenIdle();
+        settleTick();
         return wake(tickClock.latestTickNanos(), transmitter.latestWakeNanos());
     }
 
     /**
-     * With no RPC left there is no silence to count: the tick stops now rather than at its next firing, so the
-     * host is not woken for a tick with nothing to look at (on a quiet endpoint, one thread wake-up per call).
+     * Fits the tick to what is left to watch before the driver arms its wake-up. With no RPC left there is no
+     * silence to count: the tick stops now rather than at its next firing, so the host is not woken for a tick
+     * with nothing to look at (on a quiet endpoint, one thread wake-up per call). With only one response left,
+     * sent in full and waiting for its ACK, the next tick is its first NEED_ACK: the ticks before it would only
+     * count the silence, which the stretched tick counts as well ({@link TickClock#stretch}).
      */
-    private void disarmTickWhenIdle() {
-        if (clients.count() == 0 && servers.count() == 0) {
+    private void settleTick() {
+        if (clients.count() > 0) {
+            return;
+        }
+        if (servers.count() == 0) {
             tickClock.disarm();
+        } else {
+            tickClock.stretch(servers.loneRpcQuietTicksAhead());
         }
     }
 

@@ -91,4 +91,22 @@ class QuietEngineTest {
         assertTrue(server.engine.nextWakeNanos() <= net.now() + config.tickNanos(),
                 "a new RPC is watched every tick again");
     }
+
+    @Test
+    void aLoneResponseWaitingForItsAckWakesTheServerForItsNeedAckOnly() {
+        long startedAt = net.now();
+        long id = client.call(server, 100, 1);
+        net.runUntil(() -> client.done(id), 10 * MS);
+        assertEquals(1, server.engine.serverRpcCount(), "the response waits for its ACK");
+        long needAckDue = startedAt + config.needAckTicks() * config.tickNanos();
+        assertTrue(server.engine.nextWakeNanos() >= needAckDue && server.engine.nextWakeNanos() <= needAckDue + MS,
+                "the next tick is the NEED_ACK's, " + (server.engine.nextWakeNanos() - startedAt) / 1e6
+                        + " ms after the call started");
+        long pollsBefore = server.host.polls();
+
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+
+        assertEquals(1, net.sent(PacketType.NEED_ACK).size(), "the NEED_ACK goes at the same tick as before");
+        assertEquals(1, server.host.polls() - pollsBefore, "one wake-up: the NEED_ACK's tick, none before it");
+    }
 }

@@ -416,6 +416,19 @@ public final class ServerCalls extends RpcHalf {
         return quietTicksAhead;
     }
 
+    /**
+     * {@link #quietTicksAhead()} as it is now when this side holds a single RPC, without waiting for a tick to find
+     * it: the moment a lone response has gone out in full, its first NEED_ACK is the next thing the tick can do,
+     * and the ticks before it would wake a quiet host for nothing. 1 with several RPCs (the next tick looks at
+     * them all), or with none.
+     */
+    public int loneRpcQuietTicksAhead() {
+        if (rpcs.size() != 1) {
+            return 1;
+        }
+        return quietTicksAhead(rpcs.values().iterator().next());
+    }
+
     private int quietTicksAhead(ServerRpc rpc) {
         if (rpc.state() != ServerRpc.State.AWAITING_ACK || rpc.response().hasUnsentGrantedBytes()) {
             return 1;

@@ -48,6 +48,22 @@ public final class TickClock {
         }
     }
 
+    /**
+     * Moves the next tick to {@code ticksAhead} ticks from the grid point it counts from, when that is later than
+     * it is due now: the watched state turned out to need no look before then (the last RPC became a response
+     * that only waits for its ACK). It then stands for that many ticks ({@link #elapsedTicks()}). Never brings a
+     * tick closer: that is {@link #arm}'s job.
+     */
+    public void stretch(int ticksAhead) {
+        if (nextTickNanos == Long.MAX_VALUE || ticksAhead <= 1) {
+            return;
+        }
+        long stretched = countsFromNanos + ticksAhead * tickNanos;
+        if (stretched > nextTickNanos) {
+            nextTickNanos = stretched;
+        }
+    }
+
     /** Stops the ticks (nothing to watch); the next {@link #arm} starts them afresh. */
     public void disarm() {
         nextTickNanos = Long.MAX_VALUE;

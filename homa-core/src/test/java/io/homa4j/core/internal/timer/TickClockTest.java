@@ -85,4 +85,19 @@ class TickClockTest {
         assertEquals(53 * TICK, clock.nextTickNanos());
         assertEquals(3, clock.elapsedTicks());
     }
+
+    @Test
+    void stretchingMovesTheNextTickAheadOnItsGridAndNeverCloser() {
+        TickClock clock = new TickClock(TICK);
+        clock.stretch(5);
+        assertEquals(Long.MAX_VALUE, clock.nextTickNanos(), "nothing armed: nothing to stretch");
+        clock.arm(TICK / 4);
+        clock.stretch(2);
+        assertEquals(TICK / 4 + 2 * TICK, clock.nextTickNanos());
+        assertEquals(2, clock.elapsedTicks(), "the stretched tick stands for both ticks");
+        clock.stretch(1);
+        assertEquals(TICK / 4 + 2 * TICK, clock.nextTickNanos(), "a shorter stretch leaves it");
+        clock.arm(TICK / 2);
+        assertEquals(TICK / 2 + TICK, clock.nextTickNanos(), "new state brings it back to one tick");
+    }
 }
