@@ -6,12 +6,12 @@ import io.homa4j.core.RpcRejectedException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.collection.LongObjectMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.Executor;
 
 /**
@@ -35,7 +35,7 @@ final class ClientCallTable {
     private final Executor callbackExecutor;
     private final int maxPayloadBytes;
     /** Calls by engine RPC id; event loop only. */
-    private final Map<Long, PendingCall<?>> calls = new HashMap<>();
+    private final LongObjectMap<PendingCall<?>> calls = new LongObjectHashMap<>();
 
     /**
      * @param maxCallsInFlight the window: calls outstanding at once
@@ -153,7 +153,8 @@ final class ClientCallTable {
     /** The caller completed the future itself (cancel, orTimeout, ...): abort the RPC. */
     void abandon(PendingCall<?> call) {
         host.onLoop(() -> {
-            if (call.rpcId != PendingCall.NO_ID && calls.remove(call.rpcId, call)) {
+            if (call.rpcId != PendingCall.NO_ID && calls.get(call.rpcId) == call) {
+                calls.remove(call.rpcId);
                 if (!host.engineStopped()) {
                     host.engine().abort(call.rpcId, host.now());
                 }

@@ -3,14 +3,14 @@ package io.homa4j;
 import io.homa4j.core.RpcFailure;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.collection.LongObjectMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -37,7 +37,7 @@ final class ServerDispatcher {
      * Requests handed to the handler whose reply has not reached the loop yet, by engine handle: the ones to tell
      * when the client gives up or the handler timeout passes. Event loop only.
      */
-    private final Map<Long, ServerCall> unanswered = new HashMap<>();
+    private final LongObjectMap<ServerCall> unanswered = new LongObjectHashMap<>();
 
     /** @param executor where the handler runs, or null for the event loop */
     private record Service(RpcHandler handler, Executor executor) {
@@ -185,16 +185,22 @@ final class ServerDispatcher {
      * @param servedBytes the reply payload's length for the observer, or -1 for a failure or refusal
      */
     void sendResponse(ServerCall ctx, ByteBuf message, int servedBytes) {
-        host.onLoop(() -> {
-            answered(ctx);
-            if (host.engineStopped()) {
-                releaseQuietly(message);
-                return;
-            }
-            if (host.engine().reply(ctx.handle, message, host.now())) {
-                observers.requestServed(ctx, servedBytes, host.now());
-            }
-        }, () -> releaseQuietly(message));
+        if (host.inEventLoop()) {
+            respond(ctx, message, servedBytes); // a handler on the loop: no task object per reply
+            return;
+        }
+        host.onLoop(() -> respond(ctx, message, servedBytes), () -> releaseQuietly(message));
+    }
+
+    private void respond(ServerCall ctx, ByteBuf message, int servedBytes) {
+        answered(ctx);
+        if (host.engineStopped()) {
+            releaseQuietly(message);
+            return;
+        }
+        if (host.engine().reply(ctx.handle, message, host.now())) {
+            observers.requestServed(ctx, servedBytes, host.now());
+        }
     }
 
     /**

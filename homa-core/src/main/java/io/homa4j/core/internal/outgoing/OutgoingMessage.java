@@ -25,8 +25,9 @@ public final class OutgoingMessage implements Ranked {
     private int granted;
     private int scheduledPriority;
     private boolean emptySent;
-    private final int[] retransmitStarts = new int[MAX_RETRANSMIT_RANGES];
-    private final int[] retransmitEnds = new int[MAX_RETRANSMIT_RANGES];
+    /** The ranges queued for retransmission; allocated by the first, as most messages never lose a packet. */
+    private int[] retransmitStarts;
+    private int[] retransmitEnds;
     private int retransmitCount;
     private int retransmitPriority;
     private boolean released;
@@ -208,6 +209,10 @@ public final class OutgoingMessage implements Ranked {
             return false;
         }
         retransmitPriority = priority;
+        if (retransmitStarts == null) {
+            retransmitStarts = new int[MAX_RETRANSMIT_RANGES];
+            retransmitEnds = new int[MAX_RETRANSMIT_RANGES];
+        }
         for (int i = 0; i < retransmitCount; i++) {
             if (start <= retransmitEnds[i] && end >= retransmitStarts[i]) {
                 retransmitStarts[i] = Math.min(start, retransmitStarts[i]);

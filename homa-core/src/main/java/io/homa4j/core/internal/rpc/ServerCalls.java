@@ -11,6 +11,8 @@ import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.wire.DataHeader;
 import io.homa4j.core.wire.ErrorPayload;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.collection.LongObjectMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +40,7 @@ public final class ServerCalls extends RpcHalf {
     private ServerRpc lastFound;
     /** The lookup key of {@link #find}, re-aimed per lookup, never stored. */
     private final ServerKey probe = ServerKey.probe();
-    private final Map<Long, ServerRpc> byHandle = new HashMap<>();
+    private final LongObjectMap<ServerRpc> byHandle = new LongObjectHashMap<>();
     private final Tombstones tombstones = new Tombstones();
     private long nextHandle = 1;
 
