@@ -167,4 +167,27 @@ class EnvelopeTest {
         assertThrows(OutOfMemoryError.class, () -> Envelope.response(noMemory, Metadata.EMPTY, response));
         assertEquals(0, response.refCnt(), "taken over also when it throws");
     }
+
+    @Test
+    void aShortPayloadIsCopiedAndLetGoAtOnceALongOneIsHeldUntilTheMessageIsFreed() throws Exception {
+        ByteBuf shortPayload = Unpooled.buffer(Envelope.COPY_UP_TO_BYTES).writeZero(Envelope.COPY_UP_TO_BYTES);
+        ByteBuf kept = shortPayload.retain(); // the application keeps a reference of its own
+        ByteBuf m = Envelope.response(ALLOC, Metadata.EMPTY, shortPayload);
+        assertEquals(1, kept.refCnt(), "the handed-over reference is released by the time response() returns");
+        kept.setByte(0, 7);
+        assertEquals(Envelope.ResponseHeader.OK, Envelope.readResponse(m));
+        assertEquals(0, m.getByte(m.readerIndex()), "a copy: later writes to the payload do not reach the message");
+        m.release();
+        kept.release();
+        assertThrows(IllegalReferenceCountException.class, kept::release,
+                "a release after handing over is the application's own error, reported where it makes it");
+
+        ByteBuf longPayload = Unpooled.buffer(Envelope.COPY_UP_TO_BYTES + 1).writeZero(Envelope.COPY_UP_TO_BYTES + 1);
+        ByteBuf request = Envelope.request(ALLOC, Envelope.NO_DEADLINE, Metadata.EMPTY, longPayload);
+        assertEquals(2, longPayload.refCnt(), "held by the message (and its guard) until it is freed");
+        longPayload.release(); // misuse: absorbed by the guard
+        assertEquals(Envelope.COPY_UP_TO_BYTES + 1 + 2, request.readableBytes(), "still readable");
+        request.release();
+        assertEquals(0, longPayload.refCnt());
+    }
 }

@@ -73,6 +73,27 @@ class HostileMemoryTest {
     }
 
     @Test
+    void aOnePacketRequestThatFindsNoMemoryIsKeptLikeAnyOtherAndItsRetransmissionCompletesIt() {
+        FailingAllocator alloc = new FailingAllocator();
+        InetSocketAddress forger = new InetSocketAddress("198.18.9.9", 5001);
+        ByteBuf whole = forgedRequestData(alloc, 2, 300, 0, 300);
+        alloc.failAbove(0); // the packet exists; copying its message out of it finds no memory
+        net.inject(forger, server, whole);
+        net.runFor(MS / 2);
+
+        assertEquals(1, server.engine.metrics().drops(DropReason.ALLOCATION_FAILED));
+        assertEquals(1, server.engine.serverRpcCount(), "the RPC stays, waiting for the request again");
+        assertEquals(0, server.requestsHandled);
+
+        alloc.failAbove(Integer.MAX_VALUE);
+        net.inject(forger, server, forgedRequestData(alloc, 2, 300, 0, 300));
+        net.runFor(MS / 2);
+        assertEquals(1, server.requestsHandled, "the retransmission completes it");
+        assertEquals(0, server.engine.bufferedBytes(), "a delivered request holds no reservation");
+        assertEquals(0, server.engine.metrics().drops(DropReason.INTERNAL_ERROR));
+    }
+
+    @Test
     void forgedHugeFirstPacketsPinAboutWhatTheyCarryNotWhatTheyClaim() {
         int claimed = 16 << 20;
         for (int port = 0; port < 8; port++) {

@@ -156,20 +156,29 @@ public final class ClientCalls extends RpcHalf {
                 verdict.drop(refused);
                 return;
             }
-            response = receiver.open(rpc, data);
-            rpc.response(response);
             // A response means the server has the whole request: stop sending it and free it.
             OutgoingMessage request = rpc.request();
             if (request != null) {
                 outbound.retire(request);
                 rpc.request(null);
             }
+            if (Receiver.carriesWholeMessage(data)) {
+                // No reassembly, reservation or grant for a response that came whole in one packet.
+                ByteBuf payload = receiver.wholeMessage(data, packet, payloadIndex);
+                if (payload != null) {
+                    control.pushCutoffsIfStale(rpc.server(), data.cutoffsVersion());
+                    complete(rpc, payload, data.error());
+                    return;
+                }
+            }
+            response = receiver.open(rpc, data);
+            rpc.response(response);
         }
         control.pushCutoffsIfStale(rpc.server(), data.cutoffsVersion());
         if (!receiver.receiveSegment(response, rpc.server(), data, packet, payloadIndex) || !response.complete()) {
             return;
         }
-        complete(rpc, response);
+        complete(rpc, response.takePayload(allocator), response.error());
     }
 
     /**
@@ -292,12 +301,12 @@ public final class ClientCalls extends RpcHalf {
 
     // ---------------------------------------------------------------------------------------------- endings
 
-    private void complete(ClientRpc rpc, IncomingMessage response) {
-        ByteBuf payload = response.takePayload(allocator);
+    /** The whole response arrived: the call ends; takes ownership of {@code payload}. */
+    private void complete(ClientRpc rpc, ByteBuf payload, boolean error) {
         Peer peer = rpc.server();
         free(rpc);
         queueAck(peer, rpc.id());
-        if (response.error()) {
+        if (error) {
             try {
                 ErrorCode code = ErrorPayload.code(payload);
                 String text = ErrorPayload.description(payload);

@@ -98,6 +98,33 @@ public final class Receiver {
     }
 
     /**
+     * Whether the packet of {@code data} carries the whole (non-empty) message: it needs no reassembly, no
+     * reservation and no grant, and {@link #wholeMessage} takes it.
+     */
+    static boolean carriesWholeMessage(DataHeader data) {
+        return data.offset() == 0 && data.segmentLength() == data.messageLength() && data.messageLength() > 0;
+    }
+
+    /**
+     * The payload of a message that came whole in one packet ({@link #carriesWholeMessage}), copied out of the
+     * packet, whose read buffer is reused; the caller owns it. Null when the JVM's direct memory is exhausted: the
+     * caller then takes the message the usual way ({@link #open}, {@link #receiveSegment}), which counts the
+     * failure and keeps the message for the sender's retransmission.
+     */
+    ByteBuf wholeMessage(DataHeader data, ByteBuf packet, int payloadIndex) {
+        int length = data.messageLength();
+        ByteBuf payload;
+        try {
+            payload = packet.alloc().buffer(length, length); // a message's buffer: the capacity is its length
+        } catch (OutOfMemoryError noMemory) {
+            return null;
+        }
+        payload.writeBytes(packet, payloadIndex, length);
+        metrics.dataBytesIn(length);
+        return payload;
+    }
+
+    /**
      * The sender of {@code m} owes bytes and sent none for a RESEND interval: they stop counting as on their way
      * (see {@link GrantScheduler#senderSilent}) until it sends again.
      */

@@ -121,6 +121,10 @@ public final class ServerCalls extends RpcHalf {
             if (rpc == null) {
                 return;
             }
+            if (Receiver.carriesWholeMessage(data) && deliverWhole(rpc, data, packet, payloadIndex)) {
+                return;
+            }
+            rpc.request(receiver.open(rpc, data));
         } else {
             if (rpc.state() == ServerRpc.State.RECEIVING && rpc.request().length() != length) {
                 // Not a sign of life (see ClientCalls.onResponseData): the RPC must be able to expire.
@@ -154,7 +158,8 @@ public final class ServerCalls extends RpcHalf {
     }
 
     /**
-     * A server RPC for a request's first packet, or null (and the drop counted) when it cannot be created.
+     * A server RPC for a request's first packet, or null (and the drop counted) when it cannot be created; the
+     * caller opens its request message (or delivers a request that came whole).
      *
      * @param sender the client's peer entry, or null when it is new
      */
@@ -188,8 +193,27 @@ public final class ServerCalls extends RpcHalf {
                     DataHeader.FLAG_ERROR);
             return null;
         }
-        rpc.request(receiver.open(rpc, data));
         return rpc;
+    }
+
+    /**
+     * Hands a new RPC's request that came whole in its first packet to the listener, without the reassembly,
+     * reservation and grant bookkeeping a longer message needs; false when it could not be copied out (no
+     * memory), and the request is to be taken the usual way.
+     */
+    private boolean deliverWhole(ServerRpc rpc, DataHeader data, ByteBuf packet, int payloadIndex) {
+        ByteBuf payload = receiver.wholeMessage(data, packet, payloadIndex);
+        if (payload == null) {
+            return false;
+        }
+        control.pushCutoffsIfStale(rpc.client(), data.cutoffsVersion());
+        if (data.messageLength() > config.unscheduledBytes()) {
+            rpc.addressProven(); // as for a request that arrives in pieces
+        }
+        rpc.handling();
+        metrics.requestDelivered();
+        deliver(rpc, payload);
+        return true;
     }
 
     private void deliver(ServerRpc rpc, ByteBuf payload) {
