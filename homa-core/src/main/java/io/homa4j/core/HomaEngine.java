@@ -328,8 +328,11 @@ public final class HomaEngine implements Engine {
                 servers.tick(tickClock.elapsedTicks());
                 // With no call of ours in flight, a server whose responses only wait for ACKs needs no tick until
                 // the first NEED_ACK: a quiet host sleeps through the ticks that would only count the silence.
-                tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0,
-                        clients.count() > 0 ? 1 : servers.quietTicksAhead());
+                int ahead = clients.count() > 0 ? 1 : servers.quietTicksAhead();
+                tickClock.ticked(nowNanos, clients.count() > 0 || servers.count() > 0, ahead);
+                if (ahead > 1) {
+                    servers.tickScheduledAhead();
+                }
             }
             if (!closed) {
                 receiver.scheduleGrants();
@@ -422,7 +425,9 @@ public final class HomaEngine implements Engine {
         if (servers.count() == 0) {
             tickClock.disarm();
         } else {
-            tickClock.stretch(servers.loneRpcQuietTicksAhead());
+            if (tickClock.stretch(servers.loneRpcQuietTicksAhead())) {
+                servers.tickScheduledAhead();
+            }
         }
     }
 

@@ -109,4 +109,22 @@ class QuietEngineTest {
         assertEquals(1, net.sent(PacketType.NEED_ACK).size(), "the NEED_ACK goes at the same tick as before");
         assertEquals(1, server.host.polls() - pollsBefore, "one wake-up: the NEED_ACK's tick, none before it");
     }
+
+    @Test
+    void aResponseSentWhileTheTickIsStretchedCountsOnlyItsOwnSilence() {
+        long firstAt = net.now();
+        long first = client.call(server, 100, 1);
+        net.runUntil(() -> client.done(first), 10 * MS);
+        net.runFor(firstAt + MS + MS / 10 - net.now()); // the next call 1.1 ms after the first
+        long startedAt = net.now();
+        long second = client.call(server, 100, 2); // acknowledges the first on its way
+        net.runUntil(() -> client.done(second), 10 * MS);
+        assertEquals(1, server.engine.serverRpcCount(), "only the second response is left");
+
+        net.runFor(startedAt + config.needAckTicks() * config.tickNanos() - MS / 2 - net.now());
+        assertEquals(0, net.sent(PacketType.NEED_ACK).size(),
+                "the second response has not been silent for needAckTicks yet");
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+        assertEquals(1, net.sent(PacketType.NEED_ACK).size(), "then asked for, once");
+    }
 }

@@ -414,17 +414,24 @@ public final class ServerCalls extends RpcHalf {
 
     /** See {@link #quietTicksAhead()}. */
     private int quietTicksAhead = 1;
+    /**
+     * The first handle given after the tick was last scheduled more than one tick ahead: only RPCs before it were
+     * there for the ticks such a tick stands for. A later one (a request that came during the stretch) has been
+     * silent for one tick at most when the stretched tick comes.
+     */
+    private long firstHandleAfterStretch = Long.MAX_VALUE;
 
     /**
      * One timer tick for every server RPC; it stands for {@code elapsedTicks} ticks (more than one when the last
      * tick found only responses waiting for their ACK and scheduled this one further ahead, see
-     * {@link #quietTicksAhead()}). Only such RPCs count the skipped ticks: any other was created since.
+     * {@link #quietTicksAhead()}). Only the RPCs there were when it was scheduled count the skipped ticks
+     * ({@link #tickScheduledAhead}); one created since counts one.
      */
     public void tick(int elapsedTicks) {
         int ahead = Integer.MAX_VALUE;
         for (ServerRpc rpc : new ArrayList<>(rpcs.values())) {
             if (rpcs.get(rpc.key()) == rpc) {
-                tick(rpc, elapsedTicks);
+                tick(rpc, rpc.handle() < firstHandleAfterStretch ? elapsedTicks : 1);
             }
             if (rpcs.get(rpc.key()) == rpc) {
                 ahead = Math.min(ahead, quietTicksAhead(rpc));
@@ -440,6 +447,14 @@ public final class ServerCalls extends RpcHalf {
      */
     public int quietTicksAhead() {
         return quietTicksAhead;
+    }
+
+    /**
+     * The tick was just scheduled more than one tick ahead for the RPCs there are now: they, and no RPC created
+     * later, count the ticks it stands for.
+     */
+    public void tickScheduledAhead() {
+        firstHandleAfterStretch = nextHandle;
     }
 
     /**

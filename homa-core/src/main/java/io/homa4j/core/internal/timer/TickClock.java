@@ -53,15 +53,19 @@ public final class TickClock {
      * it is due now: the watched state turned out to need no look before then (the last RPC became a response
      * that only waits for its ACK). It then stands for that many ticks ({@link #elapsedTicks()}). Never brings a
      * tick closer: that is {@link #arm}'s job.
+     *
+     * @return whether the tick moved
      */
-    public void stretch(int ticksAhead) {
+    public boolean stretch(int ticksAhead) {
         if (nextTickNanos == Long.MAX_VALUE || ticksAhead <= 1) {
-            return;
+            return false;
         }
         long stretched = countsFromNanos + ticksAhead * tickNanos;
-        if (stretched > nextTickNanos) {
-            nextTickNanos = stretched;
+        if (stretched <= nextTickNanos) {
+            return false;
         }
+        nextTickNanos = stretched;
+        return true;
     }
 
     /** Stops the ticks (nothing to watch); the next {@link #arm} starts them afresh. */
