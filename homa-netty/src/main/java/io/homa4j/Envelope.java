@@ -153,7 +153,7 @@ final class Envelope {
      */
     private static ByteBuf envelope(ByteBufAllocator alloc, ByteBuf header, ByteBuf payload) {
         int length = payload.readableBytes();
-        if (length > COPY_UP_TO_BYTES) {
+        if (!copiedWhole(payload)) {
             return new Enveloped(alloc, header, payload);
         }
         try {
@@ -169,10 +169,14 @@ final class Envelope {
         return header;
     }
 
+    /** Whether {@link #envelope} copies {@code payload} behind the header rather than holding it. */
+    private static boolean copiedWhole(ByteBuf payload) {
+        return payload.readableBytes() <= COPY_UP_TO_BYTES;
+    }
+
     /** The bytes of {@code payload} that {@link #envelope} copies behind the header: all of a short one, or none. */
     private static int copied(ByteBuf payload) {
-        int length = payload.readableBytes();
-        return length > COPY_UP_TO_BYTES ? 0 : length;
+        return copiedWhole(payload) ? payload.readableBytes() : 0;
     }
 
     /**

@@ -36,6 +36,27 @@ public final class JitQuiet {
         restart();
     }
 
+    /** One round of warm-up work, such as a call. */
+    @FunctionalInterface
+    public interface Work {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code work} again and again until the compilers have gone quiet or {@code maxNanos} have passed (on
+     * {@link System#nanoTime()}); returns how long it ran.
+     *
+     * @param compiledMillis the compilers' total time so far ({@link #thisJvm()}, or {@link #NO_JIT})
+     */
+    public static long runUntilQuiet(LongSupplier compiledMillis, long maxNanos, Work work) throws Exception {
+        long start = System.nanoTime();
+        JitQuiet quiet = new JitQuiet(compiledMillis, System::nanoTime);
+        while (!quiet.quiet() && System.nanoTime() - start < maxNanos) {
+            work.run();
+        }
+        return System.nanoTime() - start;
+    }
+
     /**
      * This JVM's total JIT compilation time in ms ({@link CompilationMXBean}); {@link #NO_JIT} when the JVM does
      * not measure it, which makes every window quiet.

@@ -83,20 +83,13 @@ public class QuietPairBenchmark {
         boolean measured = iteration.getType() == IterationType.MEASUREMENT;
         gapNanos = measured ? TimeUnit.MICROSECONDS.toNanos(gapMicros) : 0;
         if (measured && !measuring) {
-            settleJit();
+            // back-to-back pairs of calls until the JIT has gone quiet, as QuietRttBenchmark.warm does
+            jitSettleNanos = JitQuiet.runUntilQuiet(JitQuiet.thisJvm(), QuietRttBenchmark.MAX_JIT_SETTLE_NANOS, () -> {
+                homa.call(payload);
+                tcp.call(payload);
+            });
             measuring = true;
         }
-    }
-
-    /** Back-to-back pairs of calls until the JIT has gone quiet (see {@link QuietRttBenchmark}). */
-    private void settleJit() throws Exception {
-        long start = System.nanoTime();
-        JitQuiet quiet = new JitQuiet(JitQuiet.thisJvm(), System::nanoTime);
-        while (!quiet.quiet() && System.nanoTime() - start < QuietRttBenchmark.MAX_JIT_SETTLE_NANOS) {
-            homa.call(payload);
-            tcp.call(payload);
-        }
-        jitSettleNanos = System.nanoTime() - start;
     }
 
     /** One call over each protocol, each after the gap; the first protocol alternates. */

@@ -144,12 +144,7 @@ public class QuietRttBenchmark {
      * first measured calls ran partly in profiled C1 code.
      */
     private void settleJit() throws Exception {
-        long start = System.nanoTime();
-        JitQuiet quiet = new JitQuiet(jitCompiledMillis, System::nanoTime);
-        while (!quiet.quiet() && System.nanoTime() - start < MAX_JIT_SETTLE_NANOS) {
-            endpoints.call(payload);
-        }
-        jitSettleNanos = System.nanoTime() - start;
+        jitSettleNanos = JitQuiet.runUntilQuiet(jitCompiledMillis, MAX_JIT_SETTLE_NANOS, () -> endpoints.call(payload));
     }
 
     /** The idle gap, outside the measured time. */

@@ -152,9 +152,7 @@ public final class ServerCalls extends RpcHalf {
         ByteBuf payload = request.takePayload(allocator);
         receiver.retire(request, rpc.client());
         rpc.request(null);
-        rpc.handling();
-        metrics.requestDelivered();
-        deliver(rpc, payload);
+        handle(rpc, payload);
     }
 
     /**
@@ -210,10 +208,15 @@ public final class ServerCalls extends RpcHalf {
         if (data.messageLength() > config.unscheduledBytes()) {
             rpc.addressProven(); // as for a request that arrives in pieces
         }
+        handle(rpc, payload);
+        return true;
+    }
+
+    /** The request of {@code rpc} is complete: the RPC waits for the handler, which gets {@code payload}. */
+    private void handle(ServerRpc rpc, ByteBuf payload) {
         rpc.handling();
         metrics.requestDelivered();
         deliver(rpc, payload);
-        return true;
     }
 
     private void deliver(ServerRpc rpc, ByteBuf payload) {
