@@ -1,6 +1,7 @@
 package io.homa4j.core.internal.outgoing;
 
 import io.homa4j.core.internal.message.MessageOwner;
+import io.homa4j.core.internal.order.IndexedHeap;
 import io.homa4j.core.internal.order.Ranked;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.IllegalReferenceCountException;
@@ -32,13 +33,37 @@ public final class OutgoingMessage implements Ranked {
     private int retransmitPriority;
     private boolean released;
     private boolean unreadable;
-    boolean inSendQueue;
-    /**
-     * In the transmitter's SRPT order (implies {@link #inSendQueue}; it leaves that order alone while its counters
-     * change), so that sending a packet of the front message does not cost a search of the tree.
-     */
-    boolean inSrptOrder;
+    /** Where this message is in the transmitter's next-to-send order ({@link IndexedHeap#ABSENT}: not queued). */
+    private int srptPosition = IndexedHeap.ABSENT;
+    /** Where this message is in the transmitter's oldest-first order ({@link IndexedHeap#ABSENT}: not queued). */
+    private int agePosition = IndexedHeap.ABSENT;
     boolean inRetransmitQueue;
+
+    /** This message's place in the transmitter's next-to-send order. */
+    static final IndexedHeap.Position<OutgoingMessage> SRPT_POSITION = new IndexedHeap.Position<>() {
+        @Override
+        public int get(OutgoingMessage m) {
+            return m.srptPosition;
+        }
+
+        @Override
+        public void set(OutgoingMessage m, int index) {
+            m.srptPosition = index;
+        }
+    };
+
+    /** This message's place in the transmitter's oldest-first order (the FIFO share's pick). */
+    static final IndexedHeap.Position<OutgoingMessage> AGE_POSITION = new IndexedHeap.Position<>() {
+        @Override
+        public int get(OutgoingMessage m) {
+            return m.agePosition;
+        }
+
+        @Override
+        public void set(OutgoingMessage m, int index) {
+            m.agePosition = index;
+        }
+    };
 
     /**
      * @param owner               the RPC

@@ -3,7 +3,7 @@ package io.homa4j.core.internal.outgoing;
 import io.homa4j.core.HomaConfig;
 import io.homa4j.core.PacketSink;
 import io.homa4j.core.internal.metrics.Metrics;
-import io.homa4j.core.internal.order.FirstCachingSet;
+import io.homa4j.core.internal.order.IndexedHeap;
 import io.homa4j.core.internal.order.Ranked;
 import io.homa4j.core.internal.pacer.Pacer;
 import io.homa4j.core.internal.timer.SilenceRules;
@@ -14,7 +14,6 @@ import io.netty.buffer.ByteBuf;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.TreeSet;
 
 /**
  * The sending half of the engine: turns outgoing messages into DATA packets and decides which goes next.
@@ -65,12 +64,11 @@ public final class Transmitter {
     /** The host's recent lag in reading its sockets (see {@link #hostLag}); widens the in-flight time. */
     private long hostLagNanos;
     /**
-     * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. Its first message is asked
-     * for several times per packet; only an added message can take the front (the front's own key changes in
-     * place only downwards).
+     * Next-to-send order: SRPT, or oldest first when {@link HomaConfig#srpt()} is off. A message is in it, and in
+     * {@link #byAge}, exactly while it has sendable bytes ({@link #sync}); sending lowers its key in place.
      */
-    private final FirstCachingSet<OutgoingMessage> bySrpt;
-    private final TreeSet<OutgoingMessage> byAge = new TreeSet<>(Ranked.AGE);
+    private final IndexedHeap<OutgoingMessage> bySrpt;
+    private final IndexedHeap<OutgoingMessage> byAge = new IndexedHeap<>(Ranked.AGE, OutgoingMessage.AGE_POSITION);
     private final ArrayDeque<OutgoingMessage> retransmits = new ArrayDeque<>();
     /** Messages whose payload could not be read, waiting for the engine to fail their RPCs. */
     private final ArrayDeque<OutgoingMessage> unreadable = new ArrayDeque<>();
@@ -83,7 +81,7 @@ public final class Transmitter {
     public Transmitter(HomaConfig config, PacketSink sink, PacketEncoder encoder, Metrics metrics, SilenceRules silence,
                        long nowNanos) {
         this.retryAfterNoMemoryNanos = config.tickNanos();
-        this.bySrpt = new FirstCachingSet<>(config.srpt() ? Ranked.SRPT : Ranked.AGE);
+        this.bySrpt = new IndexedHeap<>(config.srpt() ? Ranked.SRPT : Ranked.AGE, OutgoingMessage.SRPT_POSITION);
         this.sink = sink;
         this.encoder = encoder;
         this.metrics = metrics;
@@ -123,16 +121,13 @@ public final class Transmitter {
 
     /** Starts sending {@code m}: its unscheduled bytes are sendable at once. */
     public void add(OutgoingMessage m) {
-        requeue(m);
+        sync(m);
     }
 
     /** Stops sending {@code m} (RPC finished or dropped). Does not release its payload. */
     public void remove(OutgoingMessage m) {
-        if (m.inSendQueue) {
-            dequeue(m);
-            byAge.remove(m);
-            m.inSendQueue = false;
-        }
+        bySrpt.remove(m);
+        byAge.remove(m);
         if (m.inRetransmitQueue) {
             retransmits.remove(m);
             m.inRetransmitQueue = false;
@@ -141,14 +136,10 @@ public final class Transmitter {
 
     /** A GRANT arrived for {@code m}. */
     public void grant(OutgoingMessage m, int offset, int priority) {
-        if (m.inSendQueue) {
-            // A grant changes what may be sent, not the orders' keys (unsent bytes, creation order): a queued
-            // message keeps its place. Taking it out and back in cost a tree entry per GRANT.
-            m.grant(offset, priority);
-            return;
-        }
+        // A grant changes what may be sent, not the orders' keys (unsent bytes, creation order): a queued message
+        // keeps its place; one that had nothing sendable joins the orders.
         m.grant(offset, priority);
-        requeue(m);
+        sync(m);
     }
 
     /**
@@ -174,14 +165,13 @@ public final class Transmitter {
      */
     public boolean resend(OutgoingMessage m, int offset, int length, int priority, long nowNanos) {
         long end = Math.min((long) offset + length, m.length());
-        dequeue(m);
         m.extendGrant((int) end);
         // Bytes sent within the in-flight time (widened by the host's lag) may not have arrived when the receiver
         // asked: the RESEND and the data crossed. They are treated like bytes not sent yet (BUSY); if they were
         // lost, a later RESEND, once they are older than that window, finds them settled and gets them.
         int settled = m.settledOffset(nowNanos, inFlightNanos(m));
         boolean queued = m.addRetransmit(offset, (int) Math.min(end, settled), priority);
-        requeue(m);
+        sync(m);
         return !queued && offset < m.length() && end > settled;
     }
 
@@ -218,34 +208,24 @@ public final class Transmitter {
     public void rewind(OutgoingMessage m) {
         remove(m);
         m.rewind();
-        requeue(m);
+        sync(m);
     }
 
     /**
-     * Takes {@code m} out of the SRPT order while its counters change; {@link #requeue} puts it back. It stays in
-     * {@code byAge}, whose key (creation order) never changes, so sending a packet costs one tree update, not two.
+     * After {@code m}'s counters changed (or for a new message): in both orders while it has sendable bytes, in
+     * neither otherwise; in the retransmit queue while it has ranges to send again.
      */
-    private void dequeue(OutgoingMessage m) {
-        if (m.inSrptOrder) {
-            bySrpt.remove(m);
-            m.inSrptOrder = false;
-        }
-    }
-
-    /** After {@link #dequeue} (or for a new message): queued in both orders while it has sendable bytes. */
-    private void requeue(OutgoingMessage m) {
+    private void sync(OutgoingMessage m) {
         if (m.hasSendableBytes()) {
-            if (!m.inSrptOrder) {
+            if (!bySrpt.contains(m)) {
                 bySrpt.add(m);
-                m.inSrptOrder = true;
             }
-            if (!m.inSendQueue) {
+            if (!byAge.contains(m)) {
                 byAge.add(m);
-                m.inSendQueue = true;
             }
-        } else if (m.inSendQueue) {
+        } else {
+            bySrpt.remove(m);
             byAge.remove(m);
-            m.inSendQueue = false;
         }
         if (!m.inRetransmitQueue && m.hasRetransmit()) {
             retransmits.add(m);
@@ -303,38 +283,20 @@ public final class Transmitter {
     private void sendNew(OutgoingMessage m, long nowNanos) {
         int offset = m.nextOffset();
         int segment = m.length() == 0 ? 0 : m.nextSegmentLength(maxPayload);
-        // Sending lowers m's SRPT key and never changes its age: the front message stays in front, so it keeps
-        // its place unless it runs out of sendable bytes. Any other pick (the FIFO share) may move forward, unless
-        // its predecessor has fewer unsent bytes than m will have (re-sorting costs a tree entry).
-        boolean keepPlace = m.inSendQueue && (bySrpt.comparator() == Ranked.AGE || bySrpt.first() == m
-                || staysBehind(bySrpt.before(m), m, segment));
-        if (!keepPlace) {
-            dequeue(m);
-        }
         boolean wasAllSent = m.allSent();
         if (!sendData(m, offset, segment, m.priorityAt(offset), 0, nowNanos)) {
-            if (!m.unreadable()) {
-                requeue(m); // no memory for the packet: it waits where it was
-            }
-            return;
+            return; // no memory for the packet: it waits where it was (an unreadable one has left the orders)
         }
         if (offset == 0) {
             m.owner().onFirstSent(nowNanos);
         }
         // Checkpoints a window apart: a byte then counts as settled between one and two windows after it left.
         m.advance(segment, nowNanos, window(m, inFlightNanos));
-        if (keepPlace && !m.hasSendableBytes()) {
-            dequeue(m);
-        }
-        requeue(m);
+        bySrpt.reorder(m); // fewer unsent bytes: it can only move ahead (a FIFO-share pick may overtake others)
+        sync(m);
         if (m.allSent() && !wasAllSent) {
             m.owner().onAllSent(nowNanos);
         }
-    }
-
-    /** Whether {@code m}, its unsent bytes lowered by {@code drop}, still ranks behind {@code before} (SRPT). */
-    private static boolean staysBehind(OutgoingMessage before, OutgoingMessage m, int drop) {
-        return before != null && before.remainingBytes() < (long) m.remainingBytes() - drop;
     }
 
     private void sendRetransmit(OutgoingMessage m, long nowNanos) {

@@ -34,7 +34,8 @@ public final class ClientCalls extends RpcHalf {
     private final ClientRpcTable rpcs = new ClientRpcTable();
     /** The call {@link #find} returned last, while it lives. */
     private ClientRpc lastFound;
-    private final DeadlineQueue<ClientRpc> deadlines = new DeadlineQueue<>(ClientRpc::deadlineNanos, ClientRpc::id);
+    private final DeadlineQueue<ClientRpc> deadlines = new DeadlineQueue<>(ClientRpc::deadlineNanos, ClientRpc::id,
+            ClientRpc.DEADLINE_POSITION);
     private final ClientResends resends;
     /** See {@code HomaConfig.retryOnServerStateLoss}: the server's age arrives one one-way delay late. */
     private final long stateLossGraceNanos;

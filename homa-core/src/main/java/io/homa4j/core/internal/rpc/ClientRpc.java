@@ -2,6 +2,7 @@ package io.homa4j.core.internal.rpc;
 
 import io.homa4j.core.internal.incoming.IncomingMessage;
 import io.homa4j.core.internal.message.MessageOwner;
+import io.homa4j.core.internal.order.IndexedHeap;
 import io.homa4j.core.internal.outgoing.OutgoingMessage;
 import io.homa4j.core.internal.peer.Peer;
 import io.homa4j.core.internal.timer.RpcSilence;
@@ -24,6 +25,21 @@ public final class ClientRpc implements MessageOwner {
     private final RpcSilence silence = new RpcSilence();
     /** Waiting in the engine's RESEND queue for its peer's per-tick budget. */
     private boolean resendQueued;
+    /** Where this RPC is in the engine's deadline queue ({@link IndexedHeap#ABSENT}: not queued). */
+    private int deadlinePosition = IndexedHeap.ABSENT;
+
+    /** This RPC's place in the engine's deadline queue. */
+    static final IndexedHeap.Position<ClientRpc> DEADLINE_POSITION = new IndexedHeap.Position<>() {
+        @Override
+        public int get(ClientRpc rpc) {
+            return rpc.deadlinePosition;
+        }
+
+        @Override
+        public void set(ClientRpc rpc, int index) {
+            rpc.deadlinePosition = index;
+        }
+    };
 
     ClientRpc(long id, Peer server, long deadlineNanos) {
         this.id = id;
