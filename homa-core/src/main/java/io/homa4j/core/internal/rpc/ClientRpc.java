@@ -25,6 +25,9 @@ public final class ClientRpc implements MessageOwner {
     private final RpcSilence silence = new RpcSilence();
     /** Waiting in the engine's RESEND queue for its peer's per-tick budget. */
     private boolean resendQueued;
+    /** Neighbours in {@link ClientRpcTable}'s oldest-first list; written by the table only. */
+    ClientRpc olderInTable;
+    ClientRpc newerInTable;
     /** Where this RPC is in the engine's deadline queue ({@link IndexedHeap#ABSENT}: not queued). */
     private int deadlinePosition = IndexedHeap.ABSENT;
 

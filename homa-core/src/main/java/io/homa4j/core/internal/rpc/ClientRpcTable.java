@@ -1,22 +1,20 @@
 package io.homa4j.core.internal.rpc;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The live client RPCs by id. Lookups (one per packet of a response, RESEND, BUSY...) go through an open-addressing
- * table of primitive ids, so a lookup boxes no {@code Long}; the timers walk the calls in the iteration order of a
- * {@code HashMap<Long, ClientRpc>}, which is kept next to it for that reason alone: the order in which timers send
- * RESENDs and fail calls follows it, and the simulator's runs must stay byte-identical with the engine that had
- * only the map. Adding and removing a call (once per RPC) updates both. Engine thread only.
+ * table of primitive ids, so a lookup boxes no {@code Long}; the timers walk the calls oldest first, along a list
+ * threaded through the calls themselves ({@link ClientRpc}'s table links, written only here). Adding or removing a
+ * call allocates nothing once the table has grown. Engine thread only.
  */
 final class ClientRpcTable {
     private static final long SPREAD = 0x9E3779B97F4A7C15L; // 2^64 / golden ratio: ids are sequential
 
-    /** Iteration order only (see above); never used for lookups. */
-    private final Map<Long, ClientRpc> ordered = new HashMap<>();
+    /** The oldest and the newest call of the list the timers walk; null when empty. */
+    private ClientRpc oldest;
+    private ClientRpc newest;
     private long[] ids = new long[16];
     /** Null marks a free slot. */
     private ClientRpc[] rpcs = new ClientRpc[16];
@@ -47,7 +45,14 @@ final class ClientRpcTable {
         }
         insert(rpc.id(), rpc);
         size++;
-        ordered.put(rpc.id(), rpc);
+        rpc.olderInTable = newest;
+        rpc.newerInTable = null;
+        if (newest != null) {
+            newest.newerInTable = rpc;
+        } else {
+            oldest = rpc;
+        }
+        newest = rpc;
     }
 
     /** Removes the call with {@code id} if present. */
@@ -64,6 +69,7 @@ final class ClientRpcTable {
             i = (i + 1) & mask;
         }
         // Backward-shift deletion: later entries of the probe run move up, so no tombstones accumulate.
+        unlink(rpcs[i]);
         int hole = i;
         for (int j = (hole + 1) & mask; rpcs[j] != null; j = (j + 1) & mask) {
             int home = slot(ids[j], mask);
@@ -76,12 +82,32 @@ final class ClientRpcTable {
         }
         rpcs[hole] = null;
         size--;
-        ordered.remove(id);
     }
 
-    /** A copy of the live calls in the map's iteration order, safe to walk while calls are freed. */
+    private void unlink(ClientRpc rpc) {
+        ClientRpc older = rpc.olderInTable;
+        ClientRpc newer = rpc.newerInTable;
+        if (older != null) {
+            older.newerInTable = newer;
+        } else {
+            oldest = newer;
+        }
+        if (newer != null) {
+            newer.olderInTable = older;
+        } else {
+            newest = older;
+        }
+        rpc.olderInTable = null;
+        rpc.newerInTable = null;
+    }
+
+    /** A copy of the live calls, oldest first, safe to walk while calls are freed. */
     List<ClientRpc> snapshot() {
-        return new ArrayList<>(ordered.values());
+        List<ClientRpc> calls = new ArrayList<>(size);
+        for (ClientRpc rpc = oldest; rpc != null; rpc = rpc.newerInTable) {
+            calls.add(rpc);
+        }
+        return calls;
     }
 
     private static int slot(long id, int mask) {

@@ -17,9 +17,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * The server half of an engine: every server RPC from its first request packet until the client's ACK (or
@@ -35,11 +32,9 @@ import java.util.Map;
 public final class ServerCalls extends RpcHalf {
     private static final Logger log = LoggerFactory.getLogger(ServerCalls.class);
 
-    private final Map<ServerKey, ServerRpc> rpcs = new HashMap<>();
+    private final ServerRpcTable rpcs = new ServerRpcTable();
     /** The RPC {@link #find} returned last, while it lives. */
     private ServerRpc lastFound;
-    /** The lookup key of {@link #find}, re-aimed per lookup, never stored. */
-    private final ServerKey probe = ServerKey.probe();
     private final LongObjectMap<ServerRpc> byHandle = new LongObjectHashMap<>();
     private final Tombstones tombstones = new Tombstones();
     private long nextHandle = 1;
@@ -116,8 +111,7 @@ public final class ServerCalls extends RpcHalf {
         ServerRpc rpc = find(from, clientId);
         int length = data.messageLength();
         if (rpc == null) {
-            ServerKey key = new ServerKey(from, clientId);
-            rpc = newRpc(key, sender, length, data);
+            rpc = newRpc(from, clientId, sender, length, data);
             if (rpc == null) {
                 return;
             }
@@ -161,8 +155,8 @@ public final class ServerCalls extends RpcHalf {
      *
      * @param sender the client's peer entry, or null when it is new
      */
-    private ServerRpc newRpc(ServerKey key, Peer sender, int length, DataHeader data) {
-        if (tombstones.contains(key)) {
+    private ServerRpc newRpc(InetSocketAddress from, long clientId, Peer sender, int length, DataHeader data) {
+        if (tombstones.contains(from, clientId)) {
             verdict.drop(DropReason.STALE); // a delayed duplicate of a request already handled and acknowledged
             return null;
         }
@@ -176,10 +170,10 @@ public final class ServerCalls extends RpcHalf {
             verdict.drop(refused);
             return null;
         }
-        Peer peer = sender != null ? sender : peers.getOrCreate(key.client());
+        Peer peer = sender != null ? sender : peers.getOrCreate(from);
         peer.rpcOpened();
-        ServerRpc rpc = new ServerRpc(nextHandle++, key, peer);
-        rpcs.put(key, rpc);
+        ServerRpc rpc = new ServerRpc(nextHandle++, from, clientId, peer);
+        rpcs.add(rpc);
         byHandle.put(rpc.handle(), rpc);
         tickClock.arm(clock.now());
         if (tooLarge) {
@@ -373,10 +367,10 @@ public final class ServerCalls extends RpcHalf {
      */
     private ServerRpc find(InetSocketAddress from, long clientId) {
         ServerRpc last = lastFound;
-        if (last != null && last.key().clientId() == clientId && last.key().client().equals(from)) {
+        if (last != null && last.clientId() == clientId && last.clientAddress().equals(from)) {
             return last;
         }
-        ServerRpc rpc = rpcs.get(probe.aim(from, clientId));
+        ServerRpc rpc = rpcs.get(from, clientId);
         if (rpc != null) {
             lastFound = rpc;
         }
@@ -384,13 +378,13 @@ public final class ServerCalls extends RpcHalf {
     }
 
     private void free(ServerRpc rpc) {
-        rpcs.remove(rpc.key());
+        rpcs.remove(rpc);
         if (lastFound == rpc) {
             lastFound = null;
         }
         byHandle.remove(rpc.handle());
         if (rpc.state() != ServerRpc.State.RECEIVING) {
-            tombstones.add(rpc.key());
+            tombstones.add(rpc.clientAddress(), rpc.clientId());
         }
         IncomingMessage request = rpc.request();
         if (request != null) {
@@ -407,7 +401,7 @@ public final class ServerCalls extends RpcHalf {
 
     /** Drops every server RPC (engine close); their handles go dead. */
     public void dropAll() {
-        for (ServerRpc rpc : new ArrayList<>(rpcs.values())) {
+        for (ServerRpc rpc : rpcs.snapshot()) {
             free(rpc);
         }
         tombstones.clear();
@@ -432,11 +426,11 @@ public final class ServerCalls extends RpcHalf {
      */
     public void tick(int elapsedTicks) {
         int ahead = Integer.MAX_VALUE;
-        for (ServerRpc rpc : new ArrayList<>(rpcs.values())) {
-            if (rpcs.get(rpc.key()) == rpc) {
+        for (ServerRpc rpc : rpcs.snapshot()) {
+            if (rpcs.holds(rpc)) {
                 tick(rpc, rpc.handle() < firstHandleAfterStretch ? elapsedTicks : 1);
             }
-            if (rpcs.get(rpc.key()) == rpc) {
+            if (rpcs.holds(rpc)) {
                 ahead = Math.min(ahead, quietTicksAhead(rpc));
             }
         }
@@ -467,10 +461,8 @@ public final class ServerCalls extends RpcHalf {
      * them all), or with none.
      */
     public int loneRpcQuietTicksAhead() {
-        if (rpcs.size() != 1) {
-            return 1;
-        }
-        return quietTicksAhead(rpcs.values().iterator().next());
+        ServerRpc only = rpcs.onlyRpc();
+        return only == null ? 1 : quietTicksAhead(only);
     }
 
     private int quietTicksAhead(ServerRpc rpc) {

@@ -26,7 +26,12 @@ public final class ServerRpc implements MessageOwner {
     }
 
     private final long handle;
-    private final ServerKey key;
+    /** The client's address and its id for the RPC: the key (ids are only unique per client). */
+    private final InetSocketAddress clientAddress;
+    private final long clientId;
+    /** Neighbours in {@link ServerRpcTable}'s oldest-first list; written by the table only. */
+    ServerRpc olderInTable;
+    ServerRpc newerInTable;
     private final Peer client;
     private State state = State.RECEIVING;
     private IncomingMessage request;
@@ -37,9 +42,10 @@ public final class ServerRpc implements MessageOwner {
     /** The client sent more than the unscheduled bytes: it follows our grants, so its address is its own. */
     private boolean addressProven;
 
-    ServerRpc(long handle, ServerKey key, Peer client) {
+    ServerRpc(long handle, InetSocketAddress clientAddress, long clientId, Peer client) {
         this.handle = handle;
-        this.key = key;
+        this.clientAddress = clientAddress;
+        this.clientId = clientId;
         this.client = client;
     }
 
@@ -47,8 +53,14 @@ public final class ServerRpc implements MessageOwner {
         return handle;
     }
 
-    public ServerKey key() {
-        return key;
+    /** The address the request came from: with {@link #clientId()}, the RPC's key. */
+    public InetSocketAddress clientAddress() {
+        return clientAddress;
+    }
+
+    /** The id the client gave the RPC. */
+    public long clientId() {
+        return clientId;
     }
 
     public Peer client() {
@@ -67,7 +79,7 @@ public final class ServerRpc implements MessageOwner {
 
     @Override
     public long wireId() {
-        return key.clientId() ^ 1;
+        return clientId ^ 1;
     }
 
     @Override
@@ -164,6 +176,6 @@ public final class ServerRpc implements MessageOwner {
 
     @Override
     public String toString() {
-        return "ServerRpc{#" + handle + " " + key + " " + state + '}';
+        return "ServerRpc{#" + handle + " " + clientAddress + " id " + clientId + " " + state + '}';
     }
 }

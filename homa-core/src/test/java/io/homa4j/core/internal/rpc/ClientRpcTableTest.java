@@ -3,7 +3,7 @@ package io.homa4j.core.internal.rpc;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -15,14 +15,14 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 class ClientRpcTableTest {
 
     /**
-     * Random adds and removes against a {@code HashMap}: every lookup agrees, and the walk order is the map's, which
-     * the timers' packet order (and so the simulator's output) depends on.
+     * Random adds and removes against a map in insertion order: every lookup agrees, and the timers walk the calls
+     * oldest first (the order their RESENDs and failures go out in).
      */
     @Test
-    void agreesWithAHashMapInLookupsAndIterationOrder() {
+    void agreesWithAMapInLookupsAndWalksOldestFirst() {
         SplittableRandom random = new SplittableRandom(13);
         ClientRpcTable table = new ClientRpcTable();
-        Map<Long, ClientRpc> reference = new HashMap<>();
+        Map<Long, ClientRpc> reference = new LinkedHashMap<>();
         List<Long> live = new ArrayList<>();
         long nextId = 2; // client ids as RpcIds makes them: even, rising
         for (int step = 0; step < 200_000; step++) {

@@ -1,0 +1,140 @@
+package io.homa4j.core.internal.rpc;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The live server RPCs by client address and client id (ids are only unique per client). An open-addressing table
+ * of the RPCs themselves, which carry their key, so adding, finding and removing an RPC allocate nothing once the
+ * table has grown; the timers walk the RPCs oldest first along a list threaded through them ({@link ServerRpc}'s
+ * table links, written only here). Owned by {@link ServerCalls}; engine thread only.
+ */
+final class ServerRpcTable {
+    private static final long SPREAD = 0x9E3779B97F4A7C15L; // 2^64 / golden ratio
+
+    /** Null marks a free slot. */
+    private ServerRpc[] rpcs = new ServerRpc[16];
+    private int size;
+    private ServerRpc oldest;
+    private ServerRpc newest;
+
+    int size() {
+        return size;
+    }
+
+    /** The RPC of {@code clientId} from {@code client}, or null. */
+    ServerRpc get(InetSocketAddress client, long clientId) {
+        int mask = rpcs.length - 1;
+        for (int i = slot(client, clientId, mask); ; i = (i + 1) & mask) {
+            ServerRpc rpc = rpcs[i];
+            if (rpc == null) {
+                return null;
+            }
+            if (rpc.clientId() == clientId && rpc.clientAddress().equals(client)) {
+                return rpc;
+            }
+        }
+    }
+
+    /** Whether {@code rpc} itself (not only an RPC with its key) is in the table. */
+    boolean holds(ServerRpc rpc) {
+        return get(rpc.clientAddress(), rpc.clientId()) == rpc;
+    }
+
+    /** Adds {@code rpc}, whose key must not be in the table. */
+    void add(ServerRpc rpc) {
+        if (2 * (size + 1) > rpcs.length) {
+            grow();
+        }
+        insert(rpc);
+        size++;
+        rpc.olderInTable = newest;
+        rpc.newerInTable = null;
+        if (newest != null) {
+            newest.newerInTable = rpc;
+        } else {
+            oldest = rpc;
+        }
+        newest = rpc;
+    }
+
+    /** Removes {@code rpc} if it is in the table. */
+    void remove(ServerRpc rpc) {
+        int mask = rpcs.length - 1;
+        int i = slot(rpc.clientAddress(), rpc.clientId(), mask);
+        while (rpcs[i] != rpc) {
+            if (rpcs[i] == null) {
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        unlink(rpc);
+        // Backward-shift deletion: later entries of the probe run move up, so no tombstones accumulate.
+        int hole = i;
+        for (int j = (hole + 1) & mask; rpcs[j] != null; j = (j + 1) & mask) {
+            int home = slot(rpcs[j].clientAddress(), rpcs[j].clientId(), mask);
+            boolean homeInGap = hole <= j ? home > hole && home <= j : home > hole || home <= j;
+            if (!homeInGap) {
+                rpcs[hole] = rpcs[j];
+                hole = j;
+            }
+        }
+        rpcs[hole] = null;
+        size--;
+    }
+
+    /** The only RPC, or null when there are none or several. */
+    ServerRpc onlyRpc() {
+        return size == 1 ? oldest : null;
+    }
+
+    /** A copy of the live RPCs, oldest first, safe to walk while RPCs are freed. */
+    List<ServerRpc> snapshot() {
+        List<ServerRpc> all = new ArrayList<>(size);
+        for (ServerRpc rpc = oldest; rpc != null; rpc = rpc.newerInTable) {
+            all.add(rpc);
+        }
+        return all;
+    }
+
+    private void unlink(ServerRpc rpc) {
+        ServerRpc older = rpc.olderInTable;
+        ServerRpc newer = rpc.newerInTable;
+        if (older != null) {
+            older.newerInTable = newer;
+        } else {
+            oldest = newer;
+        }
+        if (newer != null) {
+            newer.olderInTable = older;
+        } else {
+            newest = older;
+        }
+        rpc.olderInTable = null;
+        rpc.newerInTable = null;
+    }
+
+    static int slot(InetSocketAddress client, long clientId, int mask) {
+        return (int) (((clientId ^ ((long) client.hashCode() << 32)) * SPREAD) >>> 32) & mask;
+    }
+
+    private void insert(ServerRpc rpc) {
+        int mask = rpcs.length - 1;
+        int i = slot(rpc.clientAddress(), rpc.clientId(), mask);
+        while (rpcs[i] != null) {
+            i = (i + 1) & mask;
+        }
+        rpcs[i] = rpc;
+    }
+
+    private void grow() {
+        ServerRpc[] old = rpcs;
+        rpcs = new ServerRpc[old.length * 2];
+        for (ServerRpc rpc : old) {
+            if (rpc != null) {
+                insert(rpc);
+            }
+        }
+    }
+}
