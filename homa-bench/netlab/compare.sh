@@ -44,7 +44,7 @@ HOMA_MIN_RTT_US=0
 FRAME_BYTES=1514
 PROTOCOLS=homa,tcp
 BUFFER_PKTS=200
-HOST_QUEUES=fifo   # the hosts' NICs: fifo or prio (netlab.sh --host-queues)
+HOST_QUEUES=prio   # the hosts' NICs: fifo or prio (netlab.sh --host-queues); prio, as the bench CLI's compare
 # Threads (kernel names, an extended regex) given real-time priority (SCHED_FIFO 1) in every rack JVM once the
 # clients start; empty: none. Default: the clients' generators (OpenLoopDriver.THREAD_NAME). Four hosts share two
 # cores here, and a generator woken late sends late, which makes the run OVERLOADED for a reason no real host has;

@@ -27,6 +27,7 @@ HOST_QUEUES=fifo         # host NIC: one FIFO, or prio: 8 strict-priority queues
 MIN_RATE_KBIT=""         # guaranteed rate per priority class; default: 0.2% of the link
 BURST_US=500             # shaper bucket depth in microseconds of link time (absorbs late qdisc timers)
 SUBNET_PREFIX=198.18.0   # /24; never anything else
+FRAME_BYTES=1514         # a full Ethernet frame: the htb quantum and the unit of the queue limits
 
 usage() {
   cat >&2 <<EOF
@@ -75,7 +76,7 @@ parse_options() {
   is_uint "$MIN_RATE_KBIT" && ((MIN_RATE_KBIT >= 1)) || die "--min-rate-kbit must be >= 1"
   is_uint "$BURST_US" || die "--burst-us must be a number"
   BURST_BYTES=$((LINK_MBPS * BURST_US / 8))
-  ((BURST_BYTES >= 3028)) || BURST_BYTES=3028   # at least two full frames
+  ((BURST_BYTES >= 2 * FRAME_BYTES)) || BURST_BYTES=$((2 * FRAME_BYTES))   # at least two full frames
 }
 
 require_tools() {
@@ -120,11 +121,11 @@ shape_switch_port() {
   local link="${LINK_MBPS}mbit" burst=$BURST_BYTES
   tc -n "$ns" qdisc replace dev "$dev" root handle 1: htb default 10
   tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$link" ceil "$link" \
-    burst "$burst" cburst "$burst" quantum 1514
+    burst "$burst" cburst "$burst" quantum "$FRAME_BYTES"
   local level
   for level in 0 1 2 3 4 5 6 7; do
     tc -n "$ns" class add dev "$dev" parent 1:1 classid "1:1$level" htb rate "${MIN_RATE_KBIT}kbit" ceil "$link" \
-      prio $((7 - level)) burst "$burst" cburst "$burst" quantum 1514
+      prio $((7 - level)) burst "$burst" cburst "$burst" quantum "$FRAME_BYTES"
     tc -n "$ns" qdisc add dev "$dev" parent "1:1$level" handle "1$level:" pfifo limit "$BUFFER_PKTS"
     tc -n "$ns" filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
       match ip tos $((level << 5)) 0xe0 flowid "1:1$level"
@@ -145,17 +146,17 @@ shape_host_nic() {
   local ns=$1 dev=$2
   if [[ "$HOST_QUEUES" == fifo ]]; then
     tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "${LINK_MBPS}mbit" burst "$BURST_BYTES" \
-      limit $((HOST_QUEUE_PKTS * 1514))
+      limit $((HOST_QUEUE_PKTS * FRAME_BYTES))
     return
   fi
   tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "${LINK_MBPS}mbit" burst "$BURST_BYTES" \
-    limit $((HOST_QUEUE_PKTS * 1514))
+    limit $((HOST_QUEUE_PKTS * FRAME_BYTES))
   local order_only=$((LINK_MBPS * 100))mbit level
   tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 2: htb default 20
-  tc -n "$ns" class add dev "$dev" parent 2: classid 2:1 htb rate "$order_only" ceil "$order_only" quantum 1514
+  tc -n "$ns" class add dev "$dev" parent 2: classid 2:1 htb rate "$order_only" ceil "$order_only" quantum "$FRAME_BYTES"
   for level in 0 1 2 3 4 5 6 7; do
     tc -n "$ns" class add dev "$dev" parent 2:1 classid "2:2$level" htb rate "$order_only" ceil "$order_only" \
-      prio $((7 - level)) quantum 1514
+      prio $((7 - level)) quantum "$FRAME_BYTES"
     tc -n "$ns" qdisc add dev "$dev" parent "2:2$level" handle "2$level:" pfifo limit "$HOST_QUEUE_PKTS"
     tc -n "$ns" filter add dev "$dev" parent 2: protocol ip prio 1 u32 \
       match ip tos $((level << 5)) 0xe0 flowid "2:2$level"
