@@ -271,7 +271,6 @@ public final class GrantScheduler {
             return;
         }
         IncomingMessage oldest = activeByAge.first();
-        oldest.becameFifoTarget();
         if (oldest.senderSilent() || oldest.outstandingBytes() >= fifoIncrement) {
             return; // the last increment has not arrived yet; keep the credit
         }
@@ -313,24 +312,6 @@ public final class GrantScheduler {
         metrics.granted(delta);
         metrics.grantedBytesOutstanding(outstanding);
         sender.sendGrant(m, newGranted, priority);
-    }
-
-    /**
-     * Whether the FIFO share pushes {@code m} through: it is, or was while it still needed grants, the oldest
-     * message being granted (the share's target). Its bytes granted at the low levels of its SRPT rank can wait
-     * at a strict-priority switch port for as long as higher levels keep coming, and hold the share's next
-     * increment back; only a RESEND (answered at the highest level) gets them through, so a long message makes
-     * progress under an overload of short ones.
-     */
-    public boolean fifoTarget(IncomingMessage m) {
-        if (m.wasFifoTarget()) {
-            return true;
-        }
-        if (fifoFraction > 0 && m.awaitingGrants() && activeByAge.first() == m) {
-            m.becameFifoTarget();
-            return true;
-        }
-        return false;
     }
 
     /** Granted-but-not-received bytes over all incoming messages. */

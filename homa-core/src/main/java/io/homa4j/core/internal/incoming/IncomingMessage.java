@@ -84,8 +84,6 @@ public final class IncomingMessage implements Ranked {
     private int grantedBeforeLastGrant;
     /** The lowest priority level the bytes still owed may have been sent at (see {@link #owedLevel()}). */
     private int owedLevel;
-    /** Whether it has been the FIFO share's target (see {@code GrantScheduler.fifoTarget}). */
-    private boolean fifoTarget;
     /**
      * Whether the grant scheduler counts it among the messages waiting for grants. A field rather than a hash set
      * in the scheduler: it is asked on every DATA packet.
@@ -408,16 +406,6 @@ public final class IncomingMessage implements Ranked {
      */
     public int owedLevel() {
         return owedLevel;
-    }
-
-    /** It is the FIFO share's target (grant scheduler only; see {@code GrantScheduler.fifoTarget}). */
-    public void becameFifoTarget() {
-        fifoTarget = true;
-    }
-
-    /** Whether it has been the FIFO share's target. */
-    public boolean wasFifoTarget() {
-        return fifoTarget;
     }
 
     /** Whether the grant scheduler has it among the messages waiting for grants (grant scheduler only). */

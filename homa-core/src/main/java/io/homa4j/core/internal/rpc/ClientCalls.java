@@ -465,7 +465,7 @@ public final class ClientCalls extends RpcHalf {
         int silentTicks = response == null ? silent.silentTick() : silent.silentTick(receiver.portDrainedFor(response));
         boolean serverHeard = rpc.server().heardWithin(silenceRules.peerGoneNanos(config.tickNanos()), clock.now());
         int resendTicks = silenceRules.resendTicksFor(rpc.server().rtt());
-        if (silent.clientAbortDue(silenceRules, serverHeard, resendTicks)) {
+        if (silent.liveAbortDue(silenceRules, serverHeard, resendTicks)) {
             fail(rpc, ErrorCode.UNAVAILABLE, "no word from the server for " + silentTicks + " ticks ("
                     + silent.unansweredResends() + " RESENDs unanswered)",
                     response == null && !rpc.requestFullySent());
@@ -473,6 +473,8 @@ public final class ClientCalls extends RpcHalf {
         }
         if (!rpc.resendQueued() && silent.clientResendDue(silenceRules, resendTicks)) {
             resends.queue(rpc);
+        } else if (silent.keepAliveDue(silenceRules)) {
+            control.busy(rpc.peerAddress(), rpc.wireId()); // its bytes may be queued at our port: we still wait
         }
     }
 }

@@ -62,7 +62,7 @@ final class ClientResends {
                 continue;
             }
             rpc.resendQueued(false);
-            rpc.silence().resendSent(silenceRules, silenceRules.resendTicksFor(rpc.server().rtt()));
+            rpc.silence().resendSent(silenceRules);
             send(rpc);
         }
     }

@@ -101,7 +101,7 @@ public final class PacketIntake {
             // The one peer lookup of the packet: everything below gets the sender's entry (null: unknown yet).
             Peer sender = peers.get(from);
             if (sender != null) {
-                sender.heard(nowNanos); // liveness for the client abort rule (SilenceRules.clientAbortDue)
+                sender.heard(nowNanos); // liveness for the abort rule (RpcSilence.liveAbortDue)
             }
             dispatch(from, sender, type, buffer, index);
         } catch (RuntimeException e) {

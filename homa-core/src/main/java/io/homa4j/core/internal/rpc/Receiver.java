@@ -211,15 +211,14 @@ public final class Receiver {
     }
 
     /**
-     * Whether a silent tick of {@code m}'s sender counts whole towards a RESEND: our switch port was seen drained
-     * during the tick at the lowest level {@code m}'s missing bytes may have been sent at, so they are not waiting
-     * there (lost, or not sent yet, which the sender answers with BUSY). Otherwise they may be queued behind higher
-     * levels, and a RESEND would most likely draw a copy of packets still on their way. The exception is the
-     * FIFO share's target ({@link GrantScheduler#fifoTarget}): its queued bytes are asked for again on purpose,
-     * at the highest level, so the oldest message still progresses under SRPT.
+     * Whether a silent tick of {@code m}'s sender counts towards a RESEND: our switch port was seen drained during
+     * the tick at the lowest level {@code m}'s missing bytes may have been sent at, so they are not waiting there
+     * (lost, or not sent yet, which the sender answers with BUSY). Otherwise they may be queued behind higher
+     * levels, and a RESEND would draw a copy of packets still on their way. The FIFO share's target is no
+     * exception: its queued bytes are not fetched again at the top level either, as every such fetch is a copy.
      */
     boolean portDrainedFor(IncomingMessage m) {
-        return drain.drainedDuringLastTick(m.owedLevel()) || grants.fifoTarget(m);
+        return drain.drainedDuringLastTick(m.owedLevel());
     }
 
     /** Runs the grant policy; the GRANTs it issues go out at once. */

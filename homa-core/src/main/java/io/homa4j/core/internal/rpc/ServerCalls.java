@@ -487,15 +487,24 @@ public final class ServerCalls extends RpcHalf {
                 }
                 int silentTicks = silent.silentTick(receiver.portDrainedFor(request));
                 int resendTicks = silenceRules.resendTicksFor(rpc.client().rtt());
-                if (silenceRules.abortDue(silentTicks)) {
+                // A proven client's bytes may wait at our switch port for as long as higher levels keep it busy,
+                // with no RESEND asking for them: while the client is heard from, it is waited for. An unproven
+                // one (perhaps a forged address that is alive otherwise) gets the plain timeout.
+                boolean abort = rpc.isAddressProven()
+                        ? silent.liveAbortDue(silenceRules, rpc.client().heardWithin(
+                                silenceRules.peerGoneNanos(config.tickNanos()), clock.now()), resendTicks)
+                        : silenceRules.abortDue(silentTicks);
+                if (abort) {
                     expire(rpc);
                 } else if (rpc.isAddressProven() ? silent.serverResendDue(silenceRules, resendTicks)
                         : silent.takeProbe(silenceRules, resendTicks, true)) {
                     if (rpc.isAddressProven()) {
-                        silent.resendSent(silenceRules, resendTicks);
+                        silent.resendSent(silenceRules);
                     }
                     receiver.senderSilent(request);
                     control.requestGaps(rpc, request);
+                } else if (silent.keepAliveDue(silenceRules)) {
+                    control.busy(rpc.peerAddress(), rpc.wireId()); // its bytes may be queued at our port: we still wait
                 } else if (silentTicks >= resendTicks) {
                     receiver.senderSilent(request); // an unproven client past its probes: still silent
                 }

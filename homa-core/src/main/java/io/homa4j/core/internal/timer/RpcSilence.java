@@ -10,11 +10,14 @@ public final class RpcSilence {
     private int silentTicks;
     /**
      * The silent ticks in which our switch port was seen drained at the level the missing bytes were sent at (see
-     * {@link #silentTick(boolean)}): had they been queued there, they would have come. Reset with silentTicks.
+     * {@link #silentTick(boolean)}): had they been queued there, they would have come. The RESEND timers count
+     * these alone. Reset with silentTicks.
      */
     private int drainedTicks;
     /** The other silent ticks: the missing bytes may still wait at the port behind higher levels. */
     private int undrainedTicks;
+    /** Whether the latest silent tick was one of {@link #undrainedTicks}. */
+    private boolean lastTickUndrained;
     private int heldTicks;
     private int unansweredResends;
     /** {@link #resendClock} when the last RESEND went out (0: none since the peer was last heard). */
@@ -68,8 +71,11 @@ public final class RpcSilence {
     /**
      * A tick without a word from the peer about a message whose missing bytes our switch port may hold:
      * {@code drained} says whether the port was seen drained at their level during the tick (see
-     * {@code DownlinkDrain}). Every silent tick counts towards the abort timeout; towards a RESEND, a drained tick
-     * counts whole and an undrained one only a little (see {@link SilenceRules#resendClock}).
+     * {@code DownlinkDrain}). Every silent tick counts towards the abort timeout; towards a RESEND only a drained
+     * one (until the silence is as long as the abort timeout: {@link #resendClock}): while the port was not seen
+     * drained, the bytes may still wait there behind higher levels (on a slow loaded link, for longer than any
+     * RESEND interval), and a RESEND would draw a copy of packets still on their way. Those ticks instead draw a
+     * BUSY keepalive now and then ({@link #keepAliveDue}).
      *
      * @return the silent ticks so far
      */
@@ -86,7 +92,16 @@ public final class RpcSilence {
         } else {
             undrainedTicks++;
         }
+        lastTickUndrained = !drained;
         return ++silentTicks;
+    }
+
+    /**
+     * Whether the latest silent tick, one our switch port explains, is due to send the peer a BUSY keepalive (see
+     * {@link SilenceRules#keepAliveDue}).
+     */
+    public boolean keepAliveDue(SilenceRules rules) {
+        return lastTickUndrained && !rules.abortDue(silentTicks) && rules.keepAliveDue(undrainedTicks);
     }
 
     /**
@@ -115,36 +130,47 @@ public final class RpcSilence {
                 capped);
     }
 
-    /** The silence as the RESEND timers count it, for a peer whose RESEND interval is {@code peerResendTicks}. */
-    private int resendClock(SilenceRules rules, int peerResendTicks) {
-        return rules.resendClock(drainedTicks, undrainedTicks, peerResendTicks);
+    /**
+     * The silence as the RESEND timers count it: the ticks our switch port cannot explain ({@link #drainedTicks}).
+     * Once the whole silence reaches abortTicks, every tick counts: a port that stays busy at the missing bytes'
+     * level for that long (an overload that does not end) must not keep a real loss from being repaired, nor a
+     * peer that stopped answering from being given up (see {@link #liveAbortDue}).
+     */
+    private int resendClock(SilenceRules rules) {
+        return rules.abortDue(silentTicks) ? silentTicks : drainedTicks;
     }
 
-    /** A RESEND went out into this silence; {@code peerResendTicks} as for the check that made it due. */
-    public void resendSent(SilenceRules rules, int peerResendTicks) {
-        silenceAtLastResend = resendClock(rules, peerResendTicks);
+    /** A RESEND went out into this silence. */
+    public void resendSent(SilenceRules rules) {
+        silenceAtLastResend = resendClock(rules);
         unansweredResends++;
     }
 
     /**
      * Whether a client RESEND is due now, {@code peerResendTicks} being the server's RESEND interval (see
-     * {@link SilenceRules#resendDue(int, int, int, int)}).
+     * {@link SilenceRules#resendDue(int, int, int, int)}), on the silence the port cannot explain
+     * ({@link #resendClock}).
      */
     public boolean clientResendDue(SilenceRules rules, int peerResendTicks) {
-        return rules.resendDue(resendClock(rules, peerResendTicks), silenceAtLastResend, busyStreak, peerResendTicks);
+        return rules.resendDue(resendClock(rules), silenceAtLastResend, busyStreak, peerResendTicks);
     }
 
     /**
      * Whether a server's RESEND to a client that proved its address is due now: every {@code peerResendTicks} of
-     * the RESEND clock, without back-off: missing granted bytes are most often queued behind a congested port, and
-     * backing off there delayed a long message under an incast stream past its deadline.
+     * the silence the port cannot explain ({@link #resendClock}), without back-off: missing granted bytes are most often queued behind a
+     * congested port, and backing off there delayed a long message under an incast stream past its deadline.
      */
     public boolean serverResendDue(SilenceRules rules, int peerResendTicks) {
-        return rules.resendDue(resendClock(rules, peerResendTicks), silenceAtLastResend, 0, peerResendTicks);
+        return rules.resendDue(resendClock(rules), silenceAtLastResend, 0, peerResendTicks);
     }
 
-    /** Whether a client gives the RPC up now (see {@link SilenceRules#clientAbortDue(int, int, boolean, int)}). */
-    public boolean clientAbortDue(SilenceRules rules, boolean peerHeardRecently, int peerResendTicks) {
+    /**
+     * Whether the receiver of a message from a live-or-gone peer gives the RPC up now (see
+     * {@link SilenceRules#clientAbortDue(int, int, boolean, int)}): a client waiting for its response, or a
+     * server for the request of a client that proved its address. A peer heard from lately whose bytes may wait at
+     * our switch port is waited for; one gone, or one that left our RESENDs unanswered, is not.
+     */
+    public boolean liveAbortDue(SilenceRules rules, boolean peerHeardRecently, int peerResendTicks) {
         return rules.clientAbortDue(silentTicks, unansweredResends, peerHeardRecently, peerResendTicks);
     }
 

@@ -145,14 +145,13 @@ public final class SilenceRules {
     }
 
     /**
-     * The silence as a RESEND timer counts it: every tick in which our switch port was seen drained at the level
-     * of the missing bytes ({@code drainedTicks}), and the others ({@code undrainedTicks}, the bytes may still be
-     * queued behind higher levels) at {@code peerResendTicks / keepAliveTicks} of a tick each. So a silence the
-     * port can explain still draws a RESEND after {@link #keepAliveTicks()}: a loss is repaired, and a live peer
-     * answers, before the abort timeout, even while higher levels keep the port busy throughout.
+     * Whether a receiver sends its peer a BUSY keepalive now, after {@code undrainedTicks} silent ticks that our
+     * switch port explains (the missing bytes may wait there behind higher levels, so no RESEND asks for them: see
+     * {@code RpcSilence#silentTick(boolean)}): every {@link #keepAliveTicks()} of them, as for a message our grant
+     * scheduler holds back, so the sender's silence timer does not give up an RPC whose bytes are only queued.
      */
-    public int resendClock(int drainedTicks, int undrainedTicks, int peerResendTicks) {
-        return drainedTicks + (int) ((long) undrainedTicks * peerResendTicks / keepAliveTicks());
+    public boolean keepAliveDue(int undrainedTicks) {
+        return undrainedTicks > 0 && undrainedTicks % keepAliveTicks() == 0;
     }
 
     /** Silent ticks before a server's first RESEND for missing request bytes. */

@@ -51,21 +51,24 @@ class DownlinkDrainTest {
     }
 
     @Test
-    void undrainedTicksCountTowardsAResendOnlyAtTheKeepaliveRate() {
+    void undrainedTicksDrawKeepalivesNeverAResend() {
         SilenceRules rules = new SilenceRules(HomaConfig.builder().resendTicks(5).abortTicks(1_000).build());
         assertEquals(100, rules.keepAliveTicks());
-        assertEquals(5, rules.resendClock(5, 0, 5));
-        assertEquals(4, rules.resendClock(0, 99, 5), "99 busy ticks: under one interval");
-        assertEquals(5, rules.resendClock(0, 100, 5), "a whole keepalive of busy ticks: one interval");
         RpcSilence silence = new RpcSilence();
-        int due = 0;
-        for (int tick = 1; tick <= 100; tick++) {
+        java.util.List<Integer> keepalives = new java.util.ArrayList<>();
+        for (int tick = 1; tick <= 250; tick++) {
             silence.silentTick(false);
-            if (silence.serverResendDue(rules, 5)) {
-                due = tick;
-                break;
+            assertFalse(silence.serverResendDue(rules, 5), "a silence the port explains draws no RESEND: " + tick);
+            assertFalse(silence.clientResendDue(rules, 5));
+            if (silence.keepAliveDue(rules)) {
+                keepalives.add(tick);
             }
         }
-        assertEquals(100, due, "a silence the port explains throughout still draws a RESEND after the keepalive");
+        assertEquals(java.util.List.of(100, 200), keepalives, "but a BUSY keepalive every keepAliveTicks");
+        for (int tick = 1; tick <= 5; tick++) {
+            silence.silentTick(true);
+            assertFalse(silence.keepAliveDue(rules));
+            assertEquals(tick == 5, silence.serverResendDue(rules, 5), "drained ticks count: " + tick);
+        }
     }
 }

@@ -54,7 +54,7 @@ class SilenceRulesTest {
         for (int tick = 1; tick <= ticks; tick++) {
             silence.silentTick(true);
             if (silence.serverResendDue(rules, peerResendTicks)) {
-                silence.resendSent(rules, peerResendTicks);
+                silence.resendSent(rules);
                 due.add(tick);
             }
         }
