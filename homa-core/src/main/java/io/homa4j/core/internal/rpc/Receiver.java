@@ -39,7 +39,8 @@ public final class Receiver {
         this.verdict = verdict;
         this.grants = grants;
         this.clock = clock;
-        this.drain = new DownlinkDrain(config.priorityLevels(), config.linkMbps(), clock.now());
+        this.drain = new DownlinkDrain(config.priorityLevels(), config.linkMbps(),
+                config.maxUdpPayload() + HomaConfig.IP_UDP_HEADER_BYTES + config.linkFramingBytes(), clock.now());
         this.grantSender = (message, offset, priority) -> {
             MessageOwner owner = message.owner();
             // the peer's DATA for this message carries the other end's id of the RPC: ours with the low bit flipped

@@ -11,7 +11,10 @@ package io.homa4j.core.internal.timer;
  *   <li>a DATA packet sent at level {@code l} arrives (the sender writes the level into the packet): the port
  *       started it only when every level above {@code l} was empty, so levels {@code > l} were drained then;</li>
  *   <li>a timer tick in which DATA came in at under half the link rate: the port sends at the full rate while it
- *       holds anything, so at some moment of that tick it held nothing, and every level was drained.</li>
+ *       holds anything, so at some moment of that tick it held nothing, and every level was drained. The rate is
+ *       taken over at least two full packets' time on the link ({@link #minWindowNanos}): a tick may follow the
+ *       last one after a fraction of a tick (a late tick is followed by an early one), and on a slow link that
+ *       can be shorter than one packet, so a busy port would seem idle in it.</li>
  * </ul>
  *
  * A silent tick of a message whose missing bytes were sent at level {@code p} or above counts towards a RESEND
@@ -30,19 +33,30 @@ public final class DownlinkDrain {
     /** The last tick in which DATA came in at under half the link rate, so that every level was drained. */
     private long allDrainedAtNanos = Long.MIN_VALUE;
     private final int linkMbps;
-    /** Wire bytes of DATA that arrived since the last tick. */
-    private long bytesSinceTick;
+    /**
+     * The shortest interval the rate is taken over: two full packets on the link. A busy port delivers at least
+     * two whole packets in it (each over half of the interval's link bytes), so it never seems idle.
+     */
+    private final long minWindowNanos;
+    /** Wire bytes of DATA that arrived since {@link #windowStartNanos}. */
+    private long bytesInWindow;
+    /** Where the interval the rate is taken over began: the tick that last judged it. */
+    private long windowStartNanos;
     private long lastTickNanos;
     private long previousTickNanos;
 
     /**
-     * @param levels   priority levels in use
-     * @param linkMbps this host's link rate
-     * @param nowNanos the engine's start
+     * @param levels             priority levels in use
+     * @param linkMbps           this host's link rate
+     * @param maxPacketWireBytes a full-size packet on the link, headers and framing included
+     * @param nowNanos           the engine's start
      */
-    public DownlinkDrain(int levels, int linkMbps, long nowNanos) {
+    public DownlinkDrain(int levels, int linkMbps, int maxPacketWireBytes, long nowNanos) {
         this.arrivedAtNanos = new long[levels];
         this.linkMbps = linkMbps;
+        // Mbit/s = bits per microsecond: bytes x 8,000 / Mbit/s = ns
+        this.minWindowNanos = 2L * maxPacketWireBytes * 8_000 / Math.max(1, linkMbps);
+        this.windowStartNanos = nowNanos;
         this.lastTickNanos = nowNanos;
         this.previousTickNanos = nowNanos;
         java.util.Arrays.fill(arrivedAtNanos, Long.MIN_VALUE);
@@ -53,7 +67,7 @@ public final class DownlinkDrain {
      * {@code nowNanos}.
      */
     public void dataArrived(int sentLevel, int wireBytes, long nowNanos) {
-        bytesSinceTick += wireBytes;
+        bytesInWindow += wireBytes;
         if (sentLevel >= 0 && sentLevel < arrivedAtNanos.length) {
             arrivedAtNanos[sentLevel] = nowNanos;
         }
@@ -61,17 +75,22 @@ public final class DownlinkDrain {
 
     /**
      * A timer tick at {@code nowNanos}, before the RPCs' timers ask {@link #drainedDuringLastTick}: a tick with
-     * DATA at under half the link rate drained every level.
+     * DATA at under half the link rate since the rate was last judged, at least {@link #minWindowNanos} ago,
+     * drained every level. A tick sooner than that judges nothing and leaves the bytes counting.
      */
     public void tick(long nowNanos) {
-        long elapsed = Math.min(Math.max(0, nowNanos - lastTickNanos), 1_000_000_000L); // no overflow after idling
-        // link bytes in the interval: Mbit/s = bits per microsecond, so bytes = ns x Mbit/s / 8,000
-        if (elapsed > 0 && bytesSinceTick * 2 * 8_000 < elapsed * linkMbps) {
-            allDrainedAtNanos = nowNanos;
-        }
         previousTickNanos = lastTickNanos;
         lastTickNanos = nowNanos;
-        bytesSinceTick = 0;
+        long elapsed = Math.min(Math.max(0, nowNanos - windowStartNanos), 1_000_000_000L); // no overflow after idling
+        if (elapsed == 0 || elapsed < minWindowNanos) {
+            return;
+        }
+        // link bytes in the interval: Mbit/s = bits per microsecond, so bytes = ns x Mbit/s / 8,000
+        if (bytesInWindow * 2 * 8_000 < elapsed * linkMbps) {
+            allDrainedAtNanos = nowNanos;
+        }
+        windowStartNanos = nowNanos;
+        bytesInWindow = 0;
     }
 
     /**

@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DownlinkDrainTest {
     private static final long MS = 1_000_000;
-    /** 25 Mbit/s: 3,125 bytes per millisecond. */
-    private final DownlinkDrain drain = new DownlinkDrain(8, 25, 0);
+    /** 25 Mbit/s: 3,125 bytes per millisecond; a full packet of 1,538 wire bytes takes 492 us. */
+    private final DownlinkDrain drain = new DownlinkDrain(8, 25, 1_538, 0);
 
     /** DATA at the full link rate for the tick ending at {@code tickNanos}, all of it sent at {@code level}. */
     private void busyTick(int level, long tickNanos) {
@@ -41,6 +41,37 @@ class DownlinkDrainTest {
         drain.dataArrived(7, 1_600, 2_500_000); // 51%
         drain.tick(3 * MS);
         assertFalse(drain.drainedDuringLastTick(0));
+    }
+
+    @Test
+    void aTickSoonerThanTwoPacketsOnTheLinkJudgesNothing() {
+        busyTick(7, MS);
+        // a late tick followed by an early one: 300 us without a whole packet, though the port sent all along
+        drain.tick(MS + 300_000);
+        assertFalse(drain.drainedDuringLastTick(0), "shorter than a packet: no proof of an idle port");
+        drain.dataArrived(7, 1_472, MS + 500_000);
+        drain.dataArrived(7, 1_472, MS + 990_000);
+        drain.tick(2 * MS);
+        assertFalse(drain.drainedDuringLastTick(0), "the bytes of the short tick count in the next one: busy");
+        drain.tick(2 * MS + 300_000);
+        drain.tick(3 * MS);
+        assertTrue(drain.drainedDuringLastTick(0), "a millisecond without DATA is idle, however it is ticked");
+    }
+
+    @Test
+    void aBusySlowLinkDeliversLessThanAPacketPerTickYetIsNotIdle() {
+        // 10 Mbit/s: a full packet takes 1.23 ms on the link, longer than a 1 ms tick
+        DownlinkDrain slow = new DownlinkDrain(8, 10, 1_538, 0);
+        long packetNanos = 1_538L * 8_000 / 10;
+        long t = 0;
+        for (long tick = MS; tick <= 20 * MS; tick += MS) {
+            while (t + packetNanos <= tick) {
+                t += packetNanos;
+                slow.dataArrived(7, 1_538, t);
+            }
+            slow.tick(tick);
+            assertFalse(slow.drainedDuringLastTick(0), "a port sending back to back is busy at " + tick + " ns");
+        }
     }
 
     @Test
