@@ -99,7 +99,8 @@ final class CompareReport {
         if (!figureSlowdowns.isEmpty()) {
             List<SlowdownCsv.Row> rows = slowdownRows();
             Path csv = SlowdownCsv.write(plan.outDir(), rows);
-            String slowdownTable = SlowdownTable.format(figureSlowdowns, rows);
+            String slowdownTable = SlowdownTable.format(figureSlowdowns, rows)
+                    + SlowdownTable.againstTheLimitInRtt(rttsWithIdeal(), rows);
             if (new MergeCommand.Figure(merged, runs, repeats).verdict().overloaded()) {
                 slowdownTable += "OVERLOADED: the slowdowns above include time the requests spent in the clients,"
                         + " so they do not measure the transports alone\n";
@@ -127,6 +128,16 @@ final class CompareReport {
         slowdowns.rows().forEach(row -> all.add(row.protocol(), row.bucketMaxBytes(), row.histogram()));
         if (ideal != null && !slowdowns.isEmpty()) {
             all.addRecorder(SlowdownTable.IDEAL, ideal.simulation().slowdownMilli());
+        }
+        return all;
+    }
+
+    /** The measured protocols' RTTs, all repeats merged, and, when simulated, the limit's, per bucket. */
+    private ResultSet rttsWithIdeal() {
+        ResultSet all = new ResultSet();
+        merged.rows().forEach(row -> all.add(row.protocol(), row.bucketMaxBytes(), row.histogram()));
+        if (ideal != null) {
+            all.addRecorder(SlowdownTable.IDEAL, ideal.simulation().rtt());
         }
         return all;
     }

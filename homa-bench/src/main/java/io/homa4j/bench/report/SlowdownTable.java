@@ -43,6 +43,50 @@ public final class SlowdownTable {
         return sb.toString();
     }
 
+    /**
+     * The same distance from the limit in round-trip time, for messages up to 1 KB merged and the largest bucket:
+     * one line each, per pair with both sides measured. Slowdowns divide by each side's own unloaded RTT, and the
+     * idle emulated rack passes a short message faster than the simulated one (whose links serialize every packet
+     * at the link rate, while an idle emulated link lets a short burst through at once), so a short message's
+     * slowdown can be further from the limit than its RTT is. Empty when {@code rtts} has no {@link #IDEAL} side.
+     *
+     * @param rtts RTTs in nanoseconds per protocol and bucket, all calls merged (the compared protocols and
+     *             {@link #IDEAL})
+     * @param rows {@code slowdown.csv}'s rows (for the unloaded RTTs of the shortest bucket)
+     */
+    public static String againstTheLimitInRtt(ResultSet rtts, List<SlowdownCsv.Row> rows) {
+        List<Integer> bounds = rtts.bucketBounds();
+        if (bounds.isEmpty() || !rtts.protocols().contains(IDEAL)) {
+            return "";
+        }
+        int shortest = bounds.get(0);
+        int largest = bounds.get(bounds.size() - 1);
+        StringBuilder sb = new StringBuilder();
+        for (ProtocolPair pair : ProtocolPair.present(rtts)) {
+            String h = pair.homa();
+            sb.append(rttLine("messages <= " + HeadlineRatios.SHORT_MESSAGE_BYTES + " B", h,
+                    rtts.mergedUpTo(h, HeadlineRatios.SHORT_MESSAGE_BYTES),
+                    rtts.mergedUpTo(IDEAL, HeadlineRatios.SHORT_MESSAGE_BYTES)));
+            sb.append(rttLine("largest bucket (<= " + largest + " B)", h, bucket(rtts, h, largest),
+                    bucket(rtts, IDEAL, largest)));
+            sb.append(String.format(Locale.ROOT, "(unloaded RTT at <= %d B: %s %s us, %s %s us; slowdowns divide by"
+                            + " these)%n", shortest, h, unloaded(rows, h, shortest), IDEAL,
+                    unloaded(rows, IDEAL, shortest)));
+        }
+        return sb.toString();
+    }
+
+    private static String rttLine(String what, String h, Histogram homa, Histogram ideal) {
+        return String.format(Locale.ROOT, "RTT, %s: P50 %s %s us, %s %s us (%s/ideal %s); P99 %s %s us, %s %s us"
+                        + " (%s/ideal %s)%n", what, h, micros(homa, 50), IDEAL, micros(ideal, 50), h,
+                ratio(homa, ideal, 50), h, micros(homa, 99), IDEAL, micros(ideal, 99), h, ratio(homa, ideal, 99));
+    }
+
+    private static String micros(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? "-"
+                : String.format(Locale.ROOT, "%.1f", h.getValueAtPercentile(percentile) / 1e3);
+    }
+
     /** The table of {@code pair} and {@link #IDEAL}; see {@link #format(ResultSet, List)}. */
     public static String format(ResultSet slowdownsMilli, List<SlowdownCsv.Row> rows, ProtocolPair pair) {
         String h = pair.homa();

@@ -44,6 +44,34 @@ class SlowdownTableTest {
         assertTrue(table.contains("slowdown, largest bucket (<= 1000000 B): P50 homa 4.00"), table);
     }
 
+    /** RTTs in nanoseconds, given in microseconds. */
+    private static Histogram rtts(double... micros) {
+        Histogram h = LatencyRecorder.newHistogram();
+        for (double us : micros) {
+            h.recordValue(Math.round(us * 1_000));
+        }
+        return h;
+    }
+
+    @Test
+    void showsHowFarHomaIsFromItsLimitInRoundTripTimeToo() {
+        ResultSet r = new ResultSet()
+                .add("homa", 315, rtts(1_000, 1_000, 1_000, 4_000)).add("tcp", 315, rtts(90_000))
+                .add(SlowdownTable.IDEAL, 315, rtts(2_000, 2_000, 2_000, 3_000))
+                .add("homa", 1_000_000, rtts(500_000)).add("tcp", 1_000_000, rtts(600_000))
+                .add(SlowdownTable.IDEAL, 1_000_000, rtts(400_000));
+        List<SlowdownCsv.Row> rows = List.of(new SlowdownCsv.Row("homa", 315, 4, 300, 3, 8),
+                new SlowdownCsv.Row(SlowdownTable.IDEAL, 315, 4, 1_200, 1.5, 3));
+        String lines = SlowdownTable.againstTheLimitInRtt(r, rows);
+        assertTrue(lines.contains("RTT, messages <= 1000 B: P50 homa 1000.4 us, homa-ideal 2000.9 us (homa/ideal 0.50);"
+                + " P99 homa 4001.8 us, homa-ideal 3000.3 us (homa/ideal 1.33)"), lines);
+        assertTrue(lines.contains("RTT, largest bucket (<= 1000000 B): P50 homa 500170.8 us, homa-ideal 400031.7 us"
+                + " (homa/ideal 1.25)"), lines);
+        assertTrue(lines.contains("(unloaded RTT at <= 315 B: homa 300.0 us, homa-ideal 1200.0 us;"), lines);
+        assertEquals("", SlowdownTable.againstTheLimitInRtt(new ResultSet().add("homa", 315, rtts(1))
+                .add("tcp", 315, rtts(2)), rows), "no limit simulated: no line");
+    }
+
     /** The W4 buckets of the rack's slowdowns with {@code homaSide} and {@code tcpSide} measured, and the limit. */
     private static ResultSet rackSlowdowns(String homaSide, String tcpSide) {
         return new ResultSet()
