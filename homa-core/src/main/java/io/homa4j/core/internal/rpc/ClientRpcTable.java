@@ -68,13 +68,12 @@ final class ClientRpcTable {
             }
             i = (i + 1) & mask;
         }
-        // Backward-shift deletion: later entries of the probe run move up, so no tombstones accumulate.
+        // Backward-shift deletion (LinearProbing): later entries of the probe run move up into the hole.
         unlink(rpcs[i]);
         int hole = i;
         for (int j = (hole + 1) & mask; rpcs[j] != null; j = (j + 1) & mask) {
             int home = slot(ids[j], mask);
-            boolean homeInGap = hole <= j ? home > hole && home <= j : home > hole || home <= j;
-            if (!homeInGap) {
+            if (!LinearProbing.staysBehindHole(hole, j, home)) {
                 ids[hole] = ids[j];
                 rpcs[hole] = rpcs[j];
                 hole = j;

@@ -70,12 +70,11 @@ final class ServerRpcTable {
             i = (i + 1) & mask;
         }
         unlink(rpc);
-        // Backward-shift deletion: later entries of the probe run move up, so no tombstones accumulate.
+        // Backward-shift deletion (LinearProbing): later entries of the probe run move up into the hole.
         int hole = i;
         for (int j = (hole + 1) & mask; rpcs[j] != null; j = (j + 1) & mask) {
             int home = slot(rpcs[j].clientAddress(), rpcs[j].clientId(), mask);
-            boolean homeInGap = hole <= j ? home > hole && home <= j : home > hole || home <= j;
-            if (!homeInGap) {
+            if (!LinearProbing.staysBehindHole(hole, j, home)) {
                 rpcs[hole] = rpcs[j];
                 hole = j;
             }

@@ -57,7 +57,7 @@ final class Tombstones {
         return false;
     }
 
-    /** Takes the key at ring {@code position} out of the index (backward shift, as in {@link ServerRpcTable}). */
+    /** Takes the key at ring {@code position} out of the index (backward-shift deletion, {@link LinearProbing}). */
     private void forget(int position) {
         int mask = SLOTS - 1;
         int hole = ServerRpcTable.slot(clients[position], clientIds[position], mask);
@@ -67,8 +67,7 @@ final class Tombstones {
         for (int j = (hole + 1) & mask; index[j] != 0; j = (j + 1) & mask) {
             int moved = index[j] - 1;
             int home = ServerRpcTable.slot(clients[moved], clientIds[moved], mask);
-            boolean homeInGap = hole <= j ? home > hole && home <= j : home > hole || home <= j;
-            if (!homeInGap) {
+            if (!LinearProbing.staysBehindHole(hole, j, home)) {
                 index[hole] = index[j];
                 hole = j;
             }
