@@ -41,6 +41,10 @@ public final class HomaConfig {
     private final int resendTicksSetting;
     private final int abortTicks;
     private final int needAckTicks;
+    private final int loneNeedAckTicks;
+    /** What the builder was given: 0 derives {@link #loneNeedAckTicks} (kept so toBuilder re-derives). */
+    private final int loneNeedAckTicksSetting;
+    private static final int DEFAULT_LONE_NEED_ACK_TICKS = 40;
     private final int maxMessageBytes;
     private final int maxOutstandingRpcs;
     private final int maxServerRpcs;
@@ -104,6 +108,15 @@ public final class HomaConfig {
                 : DerivedDefaults.resendTicks(pacerMaxQueueNanos, maxIncomingBytes, linkMbps, tickNanos);
         this.abortTicks = positive(b.abortTicks, "abortTicks");
         this.needAckTicks = positive(b.needAckTicks, "needAckTicks");
+        this.loneNeedAckTicksSetting = nonNegative(b.loneNeedAckTicks, "loneNeedAckTicks");
+        if (b.loneNeedAckTicks == 0) {
+            this.loneNeedAckTicks = Math.max(needAckTicks, Math.min(DEFAULT_LONE_NEED_ACK_TICKS, abortTicks - 1));
+        } else if (b.loneNeedAckTicks < needAckTicks || b.loneNeedAckTicks >= abortTicks) {
+            throw new IllegalArgumentException("loneNeedAckTicks must be in [needAckTicks " + needAckTicks
+                    + ", abortTicks " + abortTicks + "): " + b.loneNeedAckTicks);
+        } else {
+            this.loneNeedAckTicks = b.loneNeedAckTicks;
+        }
         this.maxMessageBytes = positive(b.maxMessageBytes, "maxMessageBytes");
         this.maxOutstandingRpcs = positive(b.maxOutstandingRpcs, "maxOutstandingRpcs");
         this.maxServerRpcs = positive(b.maxServerRpcs, "maxServerRpcs");
@@ -144,6 +157,7 @@ public final class HomaConfig {
         b.resendTicks = resendTicksSetting;
         b.abortTicks = abortTicks;
         b.needAckTicks = needAckTicks;
+        b.loneNeedAckTicks = loneNeedAckTicksSetting;
         b.maxMessageBytes = maxMessageBytes;
         b.maxOutstandingRpcs = maxOutstandingRpcs;
         b.maxServerRpcs = maxServerRpcs;
@@ -247,6 +261,16 @@ public final class HomaConfig {
 
     /** Ticks after a response is fully sent before the server asks the client for an ACK. */
     public int needAckTicks() { return needAckTicks; }
+
+    /**
+     * {@link #needAckTicks()} for a response that is the server's only RPC. Default 40 (40 ms at the default
+     * tick; fewer when abortTicks is lower, never below needAckTicks), about TCP's shortest delayed ACK. A client acknowledges on its next request to the server, so on a busy server the
+     * question is rarely needed; on a quiet one the next request may come a few milliseconds later, and a
+     * NEED_ACK sent just before it wakes both hosts in the middle of that call (on a VM a thread wake-up costs
+     * tens of microseconds and, with the CPUs shared, sometimes a scheduler slice). Holding one response a little
+     * longer costs only its memory. Between {@code needAckTicks} and {@code abortTicks}.
+     */
+    public int loneNeedAckTicks() { return loneNeedAckTicks; }
 
     /** Longest request or response accepted or sent. */
     public int maxMessageBytes() { return maxMessageBytes; }
@@ -362,6 +386,8 @@ public final class HomaConfig {
         private int resendTicks;
         private int abortTicks = 1_000;
         private int needAckTicks = 2;
+        /** 0 derives it (see loneNeedAckTicks()). */
+        private int loneNeedAckTicks;
         private int maxMessageBytes = 64 << 20;
         private int maxOutstandingRpcs = 10_000;
         private int maxServerRpcs = 10_000;
@@ -398,6 +424,7 @@ public final class HomaConfig {
         public Builder resendTicks(int v) { resendTicks = v; return this; }
         public Builder abortTicks(int v) { abortTicks = v; return this; }
         public Builder needAckTicks(int v) { needAckTicks = v; return this; }
+        public Builder loneNeedAckTicks(int v) { loneNeedAckTicks = v; return this; }
         public Builder maxMessageBytes(int v) { maxMessageBytes = v; return this; }
         public Builder maxOutstandingRpcs(int v) { maxOutstandingRpcs = v; return this; }
         public Builder maxServerRpcs(int v) { maxServerRpcs = v; return this; }

@@ -425,7 +425,10 @@ public final class HomaEngine implements Engine {
         if (servers.count() == 0) {
             tickClock.disarm();
         } else {
-            if (tickClock.stretch(servers.loneRpcQuietTicksAhead())) {
+            int ahead = servers.loneRpcQuietTicksAhead();
+            boolean stretched = servers.loneRpcIsNewSinceLastTick()
+                    ? tickClock.stretchFromNow(ahead, clock.now()) : tickClock.stretch(ahead);
+            if (stretched) {
                 servers.tickScheduledAhead();
             }
         }

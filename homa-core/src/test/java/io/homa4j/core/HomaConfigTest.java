@@ -48,4 +48,23 @@ class HomaConfigTest {
         assertThrows(IllegalArgumentException.class, () -> HomaConfig.builder().pacerMaxQueueNanos(100_000)
                 .pacerWakeLatenessNanos(100_000).build(), "at the bound the link would idle before the wake-up");
     }
+
+    @Test
+    void aLoneResponseWaitsLongerForItsAckButNeverPastTheAbort() {
+        HomaConfig defaults = HomaConfig.defaults();
+        assertEquals(2, defaults.needAckTicks());
+        assertEquals(40, defaults.loneNeedAckTicks());
+        assertEquals(29, HomaConfig.builder().abortTicks(30).build().loneNeedAckTicks(), "derived below the abort");
+        assertEquals(3, HomaConfig.builder().needAckTicks(3).abortTicks(3).build().loneNeedAckTicks(),
+                "never below needAckTicks");
+        HomaConfig set = HomaConfig.builder().loneNeedAckTicks(7).build();
+        assertEquals(7, set.loneNeedAckTicks());
+        assertEquals(7, set.toBuilder().build().loneNeedAckTicks());
+        assertEquals(29, defaults.toBuilder().abortTicks(30).build().loneNeedAckTicks(), "the default re-derives");
+        assertThrows(IllegalArgumentException.class, () -> HomaConfig.builder().loneNeedAckTicks(1).build(),
+                "below needAckTicks");
+        assertThrows(IllegalArgumentException.class, () -> HomaConfig.builder().loneNeedAckTicks(1_000).build(),
+                "at the abort");
+        assertThrows(IllegalArgumentException.class, () -> HomaConfig.builder().loneNeedAckTicks(-1).build());
+    }
 }

@@ -35,7 +35,7 @@ class QuietEngineTest {
         assertEquals(1, server.engine.serverRpcCount(), "the server keeps the response until acknowledged");
         assertTrue(server.engine.nextWakeNanos() < Long.MAX_VALUE);
 
-        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, loneAckWaitNanos());
         assertEquals(Long.MAX_VALUE, server.engine.nextWakeNanos(), "freed by the ack: the server's tick stops too");
         assertEquals(Long.MAX_VALUE, server.engine.wakeByNanos());
     }
@@ -44,7 +44,7 @@ class QuietEngineTest {
     void aCallAfterAnIdleGapCountsItsSilenceFromItsOwnStart() {
         long first = client.call(server, 100, 1);
         net.runUntil(() -> client.done(first), 10 * MS);
-        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, loneAckWaitNanos());
         net.runFor(50 * MS); // the idle gap
 
         long startedAt = net.now();
@@ -98,16 +98,46 @@ class QuietEngineTest {
         long id = client.call(server, 100, 1);
         net.runUntil(() -> client.done(id), 10 * MS);
         assertEquals(1, server.engine.serverRpcCount(), "the response waits for its ACK");
-        long needAckDue = startedAt + config.needAckTicks() * config.tickNanos();
+        long needAckDue = startedAt + config.loneNeedAckTicks() * config.tickNanos();
         assertTrue(server.engine.nextWakeNanos() >= needAckDue && server.engine.nextWakeNanos() <= needAckDue + MS,
                 "the next tick is the NEED_ACK's, " + (server.engine.nextWakeNanos() - startedAt) / 1e6
                         + " ms after the call started");
         long pollsBefore = server.host.polls();
 
-        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, loneAckWaitNanos());
 
-        assertEquals(1, net.sent(PacketType.NEED_ACK).size(), "the NEED_ACK goes at the same tick as before");
+        assertEquals(1, net.sent(PacketType.NEED_ACK).size(), "asked for once, at the lone response's NEED_ACK");
         assertEquals(1, server.host.polls() - pollsBefore, "one wake-up: the NEED_ACK's tick, none before it");
+    }
+
+    @Test
+    void aClientThatCallsAgainWithinTheLoneWaitIsNeverAskedForAnAck() {
+        for (int i = 0; i < 5; i++) {
+            long id = client.call(server, 100, i);
+            net.runUntil(() -> client.done(id), 10 * MS);
+            long polls = server.host.polls();
+            net.runFor(10 * MS); // the next call 10 ms later: far beyond needAckTicks, within loneNeedAckTicks
+            assertEquals(polls, server.host.polls(), "the server sleeps through the gap");
+        }
+        assertEquals(0, net.sent(PacketType.NEED_ACK).size(), "every ACK rode on the next request");
+        assertEquals(0, net.sent(PacketType.ACK).size());
+    }
+
+    @Test
+    void aResponseBesideAnotherRpcIsAskedForAfterNeedAckTicks() {
+        TestNet.Node other = net.node("other", config);
+        server.handler = (h, c, req) -> c.equals(other.address) ? null : req; // holds the other client's request
+        other.call(server, 100, 1);
+        net.runUntil(() -> server.engine.serverRpcCount() == 1, 10 * MS);
+        long startedAt = net.now();
+        long id = client.call(server, 100, 2);
+        net.runUntil(() -> client.done(id), 10 * MS);
+        net.dropRule = s -> s.from().equals(client.address); // the NEED_ACK goes unanswered, so it is seen once
+
+        net.runFor(startedAt + (config.needAckTicks() + 2) * config.tickNanos() - net.now());
+
+        assertEquals(1, net.sent(PacketType.NEED_ACK).size(),
+                "not the only RPC: asked for after needAckTicks, as on a busy server");
     }
 
     @Test
@@ -115,16 +145,21 @@ class QuietEngineTest {
         long firstAt = net.now();
         long first = client.call(server, 100, 1);
         net.runUntil(() -> client.done(first), 10 * MS);
-        net.runFor(firstAt + MS + MS / 10 - net.now()); // the next call 1.1 ms after the first
+        net.runFor(firstAt + 10 * MS - net.now()); // the tick is stretched towards the first's NEED_ACK
         long startedAt = net.now();
         long second = client.call(server, 100, 2); // acknowledges the first on its way
         net.runUntil(() -> client.done(second), 10 * MS);
         assertEquals(1, server.engine.serverRpcCount(), "only the second response is left");
 
-        net.runFor(startedAt + config.needAckTicks() * config.tickNanos() - MS / 2 - net.now());
+        net.runFor(startedAt + config.loneNeedAckTicks() * config.tickNanos() - MS / 2 - net.now());
         assertEquals(0, net.sent(PacketType.NEED_ACK).size(),
-                "the second response has not been silent for needAckTicks yet");
-        net.runUntil(() -> server.engine.serverRpcCount() == 0, 10 * MS);
+                "the second response has not been silent for loneNeedAckTicks yet");
+        net.runUntil(() -> server.engine.serverRpcCount() == 0, loneAckWaitNanos());
         assertEquals(1, net.sent(PacketType.NEED_ACK).size(), "then asked for, once");
+    }
+
+    /** Long enough for a lone response's NEED_ACK and its ACK. */
+    private long loneAckWaitNanos() {
+        return (config.loneNeedAckTicks() + 5) * config.tickNanos();
     }
 }

@@ -417,6 +417,8 @@ public final class ServerCalls extends RpcHalf {
      * silent for one tick at most when the stretched tick comes.
      */
     private long firstHandleAfterStretch = Long.MAX_VALUE;
+    /** The first handle given after the last tick ran: RPCs from it on have had no tick count their silence. */
+    private long firstHandleSinceLastTick = 1;
 
     /**
      * One timer tick for every server RPC; it stands for {@code elapsedTicks} ticks (more than one when the last
@@ -435,6 +437,7 @@ public final class ServerCalls extends RpcHalf {
             }
         }
         quietTicksAhead = ahead == Integer.MAX_VALUE ? 1 : ahead;
+        firstHandleSinceLastTick = nextHandle;
     }
 
     /**
@@ -465,12 +468,29 @@ public final class ServerCalls extends RpcHalf {
         return only == null ? 1 : quietTicksAhead(only);
     }
 
+    /**
+     * Whether this side's single RPC came after the last tick ran: no tick has counted its silence, which
+     * therefore counts from now, not from the tick grid (a request that came while the tick was scheduled far
+     * ahead for an earlier response would otherwise be credited with that response's skipped ticks).
+     */
+    public boolean loneRpcIsNewSinceLastTick() {
+        ServerRpc only = rpcs.onlyRpc();
+        return only != null && only.handle() >= firstHandleSinceLastTick;
+    }
+
     private int quietTicksAhead(ServerRpc rpc) {
         if (rpc.state() != ServerRpc.State.AWAITING_ACK || rpc.response().hasUnsentGrantedBytes()) {
             return 1;
         }
-        return rpc.silence().ticksUntilProbeOrAbort(silenceRules, silenceRules.needAckTicks(),
-                !rpc.isAddressProven());
+        return rpc.silence().ticksUntilProbeOrAbort(silenceRules, needAckTicks(rpc), !rpc.isAddressProven());
+    }
+
+    /**
+     * Silent ticks before {@code rpc}'s first NEED_ACK: longer while it is the only RPC, as its client will most
+     * likely acknowledge it on its next request (see HomaConfig.loneNeedAckTicks).
+     */
+    private int needAckTicks(ServerRpc rpc) {
+        return rpcs.onlyRpc() == rpc ? silenceRules.loneNeedAckTicks() : silenceRules.needAckTicks();
     }
 
     private void tick(ServerRpc rpc, int elapsedTicks) {
@@ -533,7 +553,7 @@ public final class ServerCalls extends RpcHalf {
                 int silentTicks = silent.silentTicks(elapsedTicks);
                 if (silenceRules.abortDue(silentTicks)) {
                     expire(rpc);
-                } else if (silent.takeProbe(silenceRules, silenceRules.needAckTicks(), !rpc.isAddressProven())) {
+                } else if (silent.takeProbe(silenceRules, needAckTicks(rpc), !rpc.isAddressProven())) {
                     control.needAck(rpc.peerAddress(), rpc.wireId());
                 }
         }

@@ -11,6 +11,7 @@ public final class SilenceRules {
     private final int resendTicks;
     private final int abortTicks;
     private final int needAckTicks;
+    private final int loneNeedAckTicks;
     private final long tickNanos;
 
     public SilenceRules(HomaConfig config) {
@@ -18,6 +19,7 @@ public final class SilenceRules {
         this.tickNanos = config.tickNanos();
         this.abortTicks = config.abortTicks();
         this.needAckTicks = config.needAckTicks();
+        this.loneNeedAckTicks = config.loneNeedAckTicks();
     }
 
     public boolean abortDue(int silentTicks) {
@@ -162,6 +164,11 @@ public final class SilenceRules {
     /** Silent ticks after the whole response went out before a server's first NEED_ACK. */
     public int needAckTicks() {
         return needAckTicks;
+    }
+
+    /** {@link #needAckTicks()} for a response that is the server's only RPC (see HomaConfig.loneNeedAckTicks). */
+    public int loneNeedAckTicks() {
+        return loneNeedAckTicks;
     }
 
     /** Most times a client restarts one call after RPC_UNKNOWN before giving up. */

@@ -68,6 +68,27 @@ public final class TickClock {
         return true;
     }
 
+    /**
+     * {@link #stretch(int)} for state that appeared after the grid point the next tick counts from (an RPC no tick
+     * has looked at yet): its ticks count from {@code nowNanos}, which becomes the grid point. Counted from the old
+     * grid point, a tick that {@link #arm} brought back from far ahead would credit the new state with ticks that
+     * passed before it existed.
+     *
+     * @return whether the tick moved
+     */
+    public boolean stretchFromNow(int ticksAhead, long nowNanos) {
+        if (nextTickNanos == Long.MAX_VALUE || ticksAhead <= 1) {
+            return false;
+        }
+        long stretched = nowNanos + ticksAhead * tickNanos;
+        if (stretched <= nextTickNanos) {
+            return false;
+        }
+        nextTickNanos = stretched;
+        countsFromNanos = nowNanos;
+        return true;
+    }
+
     /** Stops the ticks (nothing to watch); the next {@link #arm} starts them afresh. */
     public void disarm() {
         nextTickNanos = Long.MAX_VALUE;

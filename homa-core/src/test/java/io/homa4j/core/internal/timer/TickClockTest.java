@@ -100,4 +100,24 @@ class TickClockTest {
         clock.arm(TICK / 2);
         assertEquals(TICK / 2 + TICK, clock.nextTickNanos(), "new state brings it back to one tick");
     }
+
+    @Test
+    void stretchingFromNowCountsTheTicksFromNowNotFromAGridPointLongPast() {
+        TickClock clock = new TickClock(TICK);
+        clock.arm(0);
+        clock.ticked(TICK, true, 40); // a response waits 40 ticks for its ACK
+        clock.arm(10 * TICK); // a new request: watched again from one tick on, counting from the old grid point
+        assertTrue(clock.stretch(40));
+        assertEquals(41 * TICK, clock.nextTickNanos(), "from the old grid point: 30 ticks after the new state came");
+
+        TickClock fresh = new TickClock(TICK);
+        fresh.arm(0);
+        fresh.ticked(TICK, true, 40);
+        fresh.arm(10 * TICK);
+        assertTrue(fresh.stretchFromNow(40, 10 * TICK + TICK / 5));
+        assertEquals(50 * TICK + TICK / 5, fresh.nextTickNanos(), "40 ticks from the new state's start");
+        assertEquals(40, fresh.elapsedTicks(), "and the tick stands for those 40");
+        assertFalse(fresh.stretchFromNow(1, 20 * TICK), "one tick ahead is no stretch");
+        assertFalse(new TickClock(TICK).stretchFromNow(5, 0), "nothing armed: nothing to stretch");
+    }
 }
