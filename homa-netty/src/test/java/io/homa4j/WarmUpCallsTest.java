@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link HomaEndpointBuilder#warmUpCalls}: the calls are made before build() returns, and the endpoint is ordinary. */
 class WarmUpCallsTest {
@@ -18,6 +19,12 @@ class WarmUpCallsTest {
             assertEquals(250, metrics.clientCalls(), "every warm-up call was made");
             assertEquals(250, metrics.clientCompleted(), "and answered, before build() returned");
             assertEquals(0, metrics.totalClientFailed());
+            long largeCalls = 250 / EndpointWarmUp.LARGE_EVERY;
+            assertTrue(metrics.dataBytesOut() >= largeCalls * EndpointWarmUp.LARGE_REQUEST_BYTES,
+                    "one call in " + EndpointWarmUp.LARGE_EVERY + " is a long message: " + metrics.dataBytesOut()
+                            + " B of DATA sent");
+            assertTrue(metrics.packetsIn(io.homa4j.core.wire.PacketType.GRANT) > 0,
+                    "the long calls were granted, as long messages are");
 
             server.serve((ctx, request) -> ctx.reply(request.retain()));
             byte[] request = {1, 2, 3};
