@@ -264,11 +264,12 @@ public final class HomaConfig {
 
     /**
      * {@link #needAckTicks()} for a response that is the server's only RPC. Default 40 (40 ms at the default
-     * tick; fewer when abortTicks is lower, never below needAckTicks), about TCP's shortest delayed ACK. A client acknowledges on its next request to the server, so on a busy server the
-     * question is rarely needed; on a quiet one the next request may come a few milliseconds later, and a
-     * NEED_ACK sent just before it wakes both hosts in the middle of that call (on a VM a thread wake-up costs
-     * tens of microseconds and, with the CPUs shared, sometimes a scheduler slice). Holding one response a little
-     * longer costs only its memory. Between {@code needAckTicks} and {@code abortTicks}.
+     * tick; fewer when abortTicks is lower, never below needAckTicks), about TCP's shortest delayed ACK. A client
+     * acknowledges on its next request to the server, so on a busy server the question is rarely needed; on a
+     * quiet one the next request may come a few milliseconds later, and a NEED_ACK sent just before it wakes both
+     * hosts in the middle of that call (on a VM a thread wake-up costs tens of microseconds and, with the CPUs
+     * shared, sometimes a scheduler slice). Holding one response a little longer costs only its memory. Between
+     * {@code needAckTicks} and {@code abortTicks}.
      */
     public int loneNeedAckTicks() { return loneNeedAckTicks; }
 

@@ -15,13 +15,20 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SlowdownTableTest {
-    /** Slowdowns as the recorders hold them (x 1000); HdrHistogram reports a bucket by its highest value. */
-    private static Histogram slowdowns(double... values) {
+    /**
+     * {@code values} x 1000, as the recorders hold them: slowdowns in thousandths, or RTTs in nanoseconds given in
+     * microseconds. HdrHistogram reports a bucket by its highest value.
+     */
+    private static Histogram thousandths(double... values) {
         Histogram h = LatencyRecorder.newHistogram();
         for (double v : values) {
             h.recordValue(Math.round(v * 1_000));
         }
         return h;
+    }
+
+    private static Histogram slowdowns(double... values) {
+        return thousandths(values);
     }
 
     @Test
@@ -46,11 +53,7 @@ class SlowdownTableTest {
 
     /** RTTs in nanoseconds, given in microseconds. */
     private static Histogram rtts(double... micros) {
-        Histogram h = LatencyRecorder.newHistogram();
-        for (double us : micros) {
-            h.recordValue(Math.round(us * 1_000));
-        }
-        return h;
+        return thousandths(micros);
     }
 
     @Test

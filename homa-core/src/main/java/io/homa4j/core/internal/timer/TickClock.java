@@ -57,15 +57,7 @@ public final class TickClock {
      * @return whether the tick moved
      */
     public boolean stretch(int ticksAhead) {
-        if (nextTickNanos == Long.MAX_VALUE || ticksAhead <= 1) {
-            return false;
-        }
-        long stretched = countsFromNanos + ticksAhead * tickNanos;
-        if (stretched <= nextTickNanos) {
-            return false;
-        }
-        nextTickNanos = stretched;
-        return true;
+        return stretchFrom(countsFromNanos, ticksAhead);
     }
 
     /**
@@ -77,15 +69,20 @@ public final class TickClock {
      * @return whether the tick moved
      */
     public boolean stretchFromNow(int ticksAhead, long nowNanos) {
+        return stretchFrom(nowNanos, ticksAhead);
+    }
+
+    /** Moves the next tick to {@code ticksAhead} ticks from {@code gridNanos}, which it then counts from. */
+    private boolean stretchFrom(long gridNanos, int ticksAhead) {
         if (nextTickNanos == Long.MAX_VALUE || ticksAhead <= 1) {
             return false;
         }
-        long stretched = nowNanos + ticksAhead * tickNanos;
+        long stretched = gridNanos + ticksAhead * tickNanos;
         if (stretched <= nextTickNanos) {
             return false;
         }
         nextTickNanos = stretched;
-        countsFromNanos = nowNanos;
+        countsFromNanos = gridNanos;
         return true;
     }
 
