@@ -65,6 +65,7 @@ PREFIX=${NETLAB_PREFIX:-homa-lab}
 # --unloaded-dir DIR: the loaded runs' clients divide every call's RTT by DIR/unloaded-<protocol>.csv (slowdown).
 UNLOADED_ONLY=0
 UNLOADED_DIR=""
+CAPTURE=0         # --capture: Homa runs record every host's packets over the measured phase (short-waits.py)
 UNLOADED_WARMUP=10
 # The heap at its full size from the start, touched before the run: a growing heap pauses the JVMs in the first
 # seconds, and a pause stops the generator too (late sends).
@@ -86,12 +87,15 @@ usage: compare.sh [--hosts H] [--link-mbps R] [--workload w1..w5|SIZE] [--load 0
                   [--seed S] [--tcp-connections N] [--max-outstanding N] [--jar PATH] [--prefix homa-...]
                   [--clients N] [--load-mbps M] [--homa-min-rtt-us N] [--java PATH] [--classpath CP]
                   [--host-queues fifo|prio] [--realtime-threads REGEX] [--unloaded-only] [--unloaded-dir DIR]
+                  [--capture]
   --clients N: clients only in hosts 1..N (servers in every host); --load-mbps M: each client's request
   bits per second, instead of the rate derived from --load (load x link / 2, for all-to-all echo traffic)
   --java/--classpath: the java binary and a class path holding io.homa4j.bench.Main (instead of java -jar JAR;
   the bench jar's own 'compare --where rack' passes its own)
   --unloaded-only: measure each protocol's unloaded RTT by length (OUT/unloaded-<protocol>.csv), no loaded runs;
   --unloaded-dir DIR: the clients also record each call's slowdown against DIR/unloaded-<protocol>.csv
+  --capture: in Homa's runs every host records its NIC's packets over the measured phase (short-waits.py
+  capture), and OUT/<protocol>/short-waits.txt says where short calls waited between the hosts' NICs
   --homa-min-rtt-us N: floor of Homa's RTT budget (default $HOMA_MIN_RTT_US; Homa's budget is the measured or given
   --rtt-us plus a full frame's serialization on both hops, if larger)
   single long-message flow: --hosts 2 --clients 1 --workload 1000000 --load-mbps <just under the link>
@@ -131,6 +135,7 @@ while (($#)); do
     --prefix) PREFIX=${2:?}; shift 2 ;;
     --unloaded-only) UNLOADED_ONLY=1; shift ;;
     --unloaded-dir) UNLOADED_DIR=${2:?}; shift 2 ;;
+    --capture) CAPTURE=1; shift ;;
     -h|--help) usage ;;
     *) echo "compare.sh: unknown option '$1'" >&2; usage ;;
   esac
@@ -423,6 +428,18 @@ run_protocol() {
   started_at=$SECONDS
   touch "$dir/start"
   realtime_threads "${client_pids[@]}" -- "${server_pids[@]}"
+  local capture_pids=()
+  if ((CAPTURE)) && [[ "$protocol" == homa ]]; then
+    # over the measured phase only (as the CPU sample below): after the warm-up, until just before the drain
+    local capture_delay capture_seconds
+    capture_delay=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
+    capture_seconds=$(awk -v d="$DURATION" 'BEGIN { printf "%d", (d > 4 ? d - 2 : 2) }')
+    for ((i = 1; i <= HOSTS; i++)); do
+      on "$i" python3 "$here/short-waits.py" capture --out "$dir/capture-h$i.bin" --delay "$capture_delay" \
+        --seconds "$capture_seconds" >"$dir/capture-h$i.out" 2>&1 &
+      capture_pids+=($!)
+    done
+  fi
   # a client is done when its node prints the summary line (its server keeps answering the others)
   client_running() { kill -0 "$1" 2>/dev/null && ! grep -q 'requests sent=' "$2" 2>/dev/null; }
   # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
@@ -479,6 +496,16 @@ run_protocol() {
     [[ -f "$dir/client-h$i/histograms.csv" ]] && client_dirs+=("$dir/client-h$i")
   done
   netlab status >"$dir/switch.txt" 2>&1 || true
+  if ((${#capture_pids[@]})); then
+    for pid in "${capture_pids[@]}"; do wait "$pid" || true; done
+    if python3 "$here/short-waits.py" analyze "$dir"/capture-h*.bin >"$dir/short-waits.txt" 2>&1; then
+      log "$protocol: where short calls waited between the NICs, us: $(tail -n +2 "$dir/short-waits.txt" | tr '\n' ';')" \
+        "(captures: $(cat "$dir"/capture-h*.out | sed 's/^capture=.*capture-//' | tr '\n' ' '))"
+    else
+      log "$protocol: no short-call breakdown: $(tr '\n' ' ' <"$dir/short-waits.txt")"
+    fi
+    rm -f "$dir"/capture-h*.bin
+  fi
   # per-host kernel counters: UDP receive-buffer overflows explain Homa losses the switch did not cause
   local udp_summary=""
   for ((i = 1; i <= HOSTS; i++)); do

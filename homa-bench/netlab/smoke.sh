@@ -4,6 +4,8 @@
 #   - the 2-host rack does not come up, or a marked UDP probe h1 -> h2 is lost or slower than 20 ms at P50
 #   - the switch does not classify by DSCP (the marked probe must land in level 7, the unmarked in level 0)
 #   - a 2 s TCP flow is outside 50..105% of the link rate (the shaper is off or broken)
+#   - the bench jar exists but short-waits.py, recording both hosts while a Homa client makes 150 short calls,
+#     does not find at least 100 calls whole
 #   - the bench jar exists (built by the CI's `mvn verify`) but a short low-load run of the README's main job in
 #     the rack (`homa-bench.jar compare --where rack`, which runs compare.sh) does not produce results.csv rows
 #     for every protocol (RPCs that failed are printed, not failed on: that is the protocol's result, not the
@@ -83,6 +85,39 @@ if awk -v m="${mbps:-0}" -v r="$LINK_MBPS" 'BEGIN { exit !(m >= 0.5 * r && m <= 
   pass "TCP flow ${mbps} Mbit/s on a ${LINK_MBPS} Mbit/s link"
 else
   fail "TCP flow ${mbps:-?} Mbit/s is outside 50..105% of ${LINK_MBPS} Mbit/s"
+fi
+
+# short-waits.py: both hosts' NICs recorded while a Homa client calls an echo server one call at a time; the
+# analysis must find the short calls whole (request and response seen at both NICs)
+jar="$repo/homa-bench/target/homa-bench.jar"
+if [[ -z "${NETLAB_SMOKE_RACK_ONLY:-}" && -f "$jar" ]] && command -v java >/dev/null; then
+  waits=$(mktemp -d)
+  on 2 java -jar "$jar" server --protocol homa --bind 198.18.0.2 --port 9002 --link-mbps "$LINK_MBPS" \
+    >"$waits/server.out" 2>&1 &
+  helpers+=($!)
+  if wait_listening 2 udp 9002; then
+    for h in 1 2; do
+      on "$h" python3 "$here/short-waits.py" capture --out "$waits/capture-h$h.bin" --seconds 8 \
+        >"$waits/capture-h$h.out" 2>&1 &
+      helpers+=($!)
+    done
+    on 1 java -jar "$jar" unloaded --protocol homa --server 198.18.0.2:9002 --bind 198.18.0.1 \
+      --link-mbps "$LINK_MBPS" --max-message 1000 --samples 50 --warmup 1 --out "$waits/unloaded.csv" \
+      >"$waits/unloaded.out" 2>&1 || fail "unloaded homa calls for short-waits.py: $(tail -2 "$waits/unloaded.out")"
+    for pid in "${helpers[@]: -2}"; do wait "$pid"; done
+    python3 "$here/short-waits.py" analyze "$waits"/capture-h*.bin >"$waits/short-waits.txt" 2>&1
+    calls=$(sed -n 's/^nic_to_nic n=\([0-9]*\) .*/\1/p' "$waits/short-waits.txt")
+    if ((${calls:-0} >= 100)); then
+      pass "short-waits.py saw $calls short calls whole: $(grep '^nic_to_nic' "$waits/short-waits.txt")"
+    else
+      fail "short-waits.py saw ${calls:-no} short calls of the 150 made: $(tr '\n' ' ' <"$waits/short-waits.txt")"
+    fi
+  else
+    fail "homa echo server for short-waits.py did not start: $(tail -2 "$waits/server.out")"
+  fi
+  stop_helpers "${helpers[@]}"
+  helpers=()
+  rm -rf "$waits"
 fi
 
 jar="$repo/homa-bench/target/homa-bench.jar"

@@ -28,7 +28,7 @@ import java.util.stream.Stream;
 final class Rack implements AutoCloseable {
     private static final String RESOURCES = "/io/homa4j/bench/netlab/";
     private static final List<String> SCRIPTS = List.of("netlab.sh", "compare.sh", "lib.sh", "nettool.py",
-            "rootless.sh");
+            "rootless.sh", "short-waits.py");
     private static final long TEARDOWN_SECONDS = 30;
 
     private final Path scripts;
