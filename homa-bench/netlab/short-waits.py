@@ -10,7 +10,7 @@ Capture: a TPACKET_V3 ring on an AF_PACKET socket with a classic BPF filter that
 truncates each packet to its headers (96 bytes). The kernel stamps every packet as it crosses the device: an
 outgoing one after the host's qdisc (the emulated NIC queue), an incoming one as the device hands it up. The
 ring is drained when a block fills or every 200 ms, so the capture wakes up a few times a second rather than
-once per packet, and the raw blocks go to FILE unparsed: it takes little CPU from the rack it measures.
+once per packet, and the raw blocks go to FILE unparsed (parsing waits for `analyze`, after the run).
 
 Analyze: a call is short when its request is at most --short bytes (default 1000, the README's bucket) and both
 messages fit in one packet. For each, from the client's and the server's timestamps (one clock: every namespace
