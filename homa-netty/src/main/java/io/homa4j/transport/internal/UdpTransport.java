@@ -88,14 +88,17 @@ public final class UdpTransport {
     private final Kind kind;
     private final Channel[] channelByLevel;
     private final Channel[] sockets;
+    /** Each socket's read buffers ({@code null} for sockets the caller set up), dropped at {@link #close}. */
+    private final ReusedReadBuffer[] readBuffers;
     private final InetSocketAddress localAddress;
     private final boolean perLevelTos;
 
-    private UdpTransport(Kind kind, Channel[] channelByLevel, Channel[] sockets, InetSocketAddress localAddress,
-                         boolean perLevelTos) {
+    private UdpTransport(Kind kind, Channel[] channelByLevel, Channel[] sockets, ReusedReadBuffer[] readBuffers,
+                         InetSocketAddress localAddress, boolean perLevelTos) {
         this.kind = kind;
         this.channelByLevel = channelByLevel;
         this.sockets = sockets;
+        this.readBuffers = readBuffers;
         this.localAddress = localAddress;
         this.perLevelTos = perLevelTos;
     }
@@ -223,6 +226,7 @@ public final class UdpTransport {
         int levels = config.priorityLevels();
         int socketCount = reusePort ? levels : 1;
         Channel[] sockets = new Channel[socketCount];
+        ReusedReadBuffer[] readBuffers = new ReusedReadBuffer[socketCount];
         Runnable handOnPending = inbound instanceof HomaInboundHandler homa ? homa::deliverBurst : () -> { };
         BooleanSupplier loopSlept = inbound instanceof HomaInboundHandler homa ? homa::loopSleptSinceLastTurn
                 : () -> false;
@@ -245,11 +249,13 @@ public final class UdpTransport {
                             handlers, readBuffer, beforeInbound == null);
                     sockets[i] = bootstrap.bind(address, target).syncUninterruptibly().channel();
                     sockets[i].closeFuture().addListener(closed -> readBuffer.releaseHeld());
+                    readBuffers[i] = readBuffer;
                 }
                 break;
             } catch (Exception e) { // syncUninterruptibly rethrows the bind's IOException unchecked
                 closeAll(sockets);
                 Arrays.fill(sockets, null);
+                Arrays.fill(readBuffers, null);
                 if (port == 0 && attempt < EPHEMERAL_BIND_ATTEMPTS) {
                     continue; // someone took the reserved port in between: reserve another
                 }
@@ -266,7 +272,7 @@ public final class UdpTransport {
                     levels, levels - 1);
         }
         InetSocketAddress local = (InetSocketAddress) sockets[0].localAddress();
-        return new UdpTransport(kind, byLevel, sockets, local, reusePort);
+        return new UdpTransport(kind, byLevel, sockets, readBuffers, local, reusePort);
     }
 
     private static Bootstrap bootstrap(Kind kind, EventLoop loop, InetAddress address, HomaConfig config,
@@ -374,7 +380,8 @@ public final class UdpTransport {
     public static UdpTransport adopt(Kind kind, Channel channel, InetSocketAddress localAddress, int levels) {
         Channel[] byLevel = new Channel[levels];
         Arrays.fill(byLevel, channel);
-        return new UdpTransport(kind, byLevel, new Channel[] {channel}, localAddress, false);
+        return new UdpTransport(kind, byLevel, new Channel[] {channel}, new ReusedReadBuffer[1], localAddress,
+                false);
     }
 
     public Kind kind() {
@@ -404,14 +411,27 @@ public final class UdpTransport {
         return null;
     }
 
-    /** Closes every socket; returns when they are closed unless called on their event loop. */
+    /**
+     * Closes every socket and drops the read buffers they hold; returns when they are closed unless called on
+     * their event loop. Each socket's buffers are also dropped when its close completes, but not every close
+     * completes: on the loop, a close can be put off (a flush in progress) past the loop's own end, and from
+     * another thread, a loop that is gone runs none. Dropping twice is harmless.
+     */
     public void close() {
-        for (Channel c : sockets) {
+        for (int i = 0; i < sockets.length; i++) {
+            Channel c = sockets[i];
             if (c.eventLoop().inEventLoop()) {
                 c.close();
-            } else {
-                c.close().syncUninterruptibly();
+                releaseReadBuffers(i);
+            } else if (!c.close().awaitUninterruptibly().isSuccess() && c.eventLoop().isTerminated()) {
+                releaseReadBuffers(i); // nothing runs on that loop any more, so its buffers are ours to free
             }
+        }
+    }
+
+    private void releaseReadBuffers(int socket) {
+        if (readBuffers[socket] != null) {
+            readBuffers[socket].releaseHeld();
         }
     }
 }
