@@ -33,6 +33,8 @@ import sys
 import time
 from collections import defaultdict
 
+from nettool import percentile  # the rack's percentile rule (nearest rank), as the probes report theirs
+
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
 PACKET_RX_RING = 5
@@ -135,12 +137,11 @@ def homa_packets(path):
 
 def percentiles(values):
     values = sorted(values)
-    n = len(values)
-    if n == 0:
+    if not values:
         return "n=0"
-    pick = lambda p: values[min(n - 1, int(p * n))]
-    return (f"n={n} p10={pick(0.10):.0f} p50={pick(0.50):.0f} p90={pick(0.90):.0f} p99={pick(0.99):.0f}"
-            f" max={values[-1]:.0f}")
+    return (f"n={len(values)} " + " ".join(f"p{round(p * 100)}={percentile(values, p):.0f}"
+                                           for p in (0.10, 0.50, 0.90, 0.99))
+            + f" max={values[-1]:.0f}")
 
 
 def analyze(args):
