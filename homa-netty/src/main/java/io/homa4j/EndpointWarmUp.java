@@ -21,8 +21,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Most calls are small. One in {@link #LARGE_EVERY} is large ({@link #LARGE_REQUEST_BYTES}, or the largest
  * message the config allows): a long message takes another path, packet by packet, with GRANTs, and a quiet service
- * makes too few long calls for the JIT to compile it on its own; compiled, a quiet 1 MB echo call took about half
- * as long.
+ * makes too few long calls for the JIT to compile it on its own.
  *
  * <p>Best effort: a warm-up call that fails or times out ends the warm-up (logged at debug), and the endpoint is
  * returned as it is. The calls count in the endpoint's metrics like any other.

@@ -170,8 +170,8 @@ public final class HomaEndpointBuilder {
      * Echo calls {@link #build()} makes before it returns, to a temporary endpoint on the same address, so that the
      * JIT has compiled the call path before the application's first call: a service that takes few calls otherwise
      * runs its first thousands of calls in the interpreter or C1 code, several times slower. Most calls are 100 B;
-     * one in 32 is 256 KB (at most {@code maxMessageBytes}), for the path of long messages. 20,000 calls take a few
-     * seconds on two cores. Best effort: a failing warm-up call ends the warm-up and the endpoint is
+     * one in 32 is 256 KB (at most {@code maxMessageBytes}), for the path of long messages (they carry almost all
+     * of the warm-up's bytes). Best effort: a failing warm-up call ends the warm-up and the endpoint is
      * returned anyway. 0 (the default, unless the system property {@code homa4j.warmUpCalls} gives another) turns
      * it off; endpoints on an embedded loop never warm up.
      *
