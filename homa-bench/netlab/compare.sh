@@ -428,27 +428,27 @@ run_protocol() {
   started_at=$SECONDS
   touch "$dir/start"
   realtime_threads "${client_pids[@]}" -- "${server_pids[@]}"
+  # the measured phase, in seconds from the clients' start: after JVM start-up and warm-up, before the drain
+  local measure_from measure_to
+  measure_from=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
+  measure_to=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 1 }')
   local capture_pids=()
   if ((CAPTURE)) && [[ "$protocol" == homa ]]; then
-    # over the measured phase only (as the CPU sample below): after the warm-up, until just before the drain
-    local capture_delay capture_seconds
-    capture_delay=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
-    capture_seconds=$(awk -v d="$DURATION" 'BEGIN { printf "%d", (d > 4 ? d - 2 : 2) }')
+    # over the measured phase only, as the CPU sample below
+    local capture_seconds=$((measure_to - measure_from))
+    ((capture_seconds >= 2)) || capture_seconds=2
     for ((i = 1; i <= HOSTS; i++)); do
-      on "$i" python3 "$here/short-waits.py" capture --out "$dir/capture-h$i.bin" --delay "$capture_delay" \
+      on "$i" python3 "$here/short-waits.py" capture --out "$dir/capture-h$i.bin" --delay "$measure_from" \
         --seconds "$capture_seconds" >"$dir/capture-h$i.out" 2>&1 &
       capture_pids+=($!)
     done
   fi
   # a client is done when its node prints the summary line (its server keeps answering the others)
   client_running() { kill -0 "$1" 2>/dev/null && ! grep -q 'requests sent=' "$2" 2>/dev/null; }
-  # wait for the clients; CPU is sampled over the measured phase only (after JVM start-up and warmup, before
-  # the drain), machine-wide and for the rack's JVMs
-  local limit alive pid status measure_from measure_to summary
+  # wait for the clients; CPU is sampled over the measured phase only, machine-wide and for the rack's JVMs
+  local limit alive pid status summary
   local cpu_before="" cpu_after="" jvm_before=0 jvm_after=0 window_start=0 window_end=0 ports_before="" ports_after=""
   limit=$(awk -v w="$WARMUP" -v d="$DURATION" -v e="$CLIENT_TIMEOUT_EXTRA" 'BEGIN { printf "%d", w + d + e }')
-  measure_from=$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 3 }')
-  measure_to=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 1 }')
   deadline=$((SECONDS + limit))
   while :; do
     alive=0
