@@ -41,7 +41,8 @@ public final class HomaEndpointBuilder {
     private EventLoopGroup group;
     private boolean busyPoll;
     private long idleSpinNanos = Math.max(0, Math.min(Long.getLong("homa4j.idleSpinMicros", 0), 1_000_000)) * 1000;
-    private int warmUpCalls = Math.max(0, Math.min(Integer.getInteger("homa4j.warmUpCalls", 0), MAX_WARM_UP_CALLS));
+    private int warmUpCalls = Math.max(0, Math.min(Integer.getInteger("homa4j.warmUpCalls", DEFAULT_WARM_UP_CALLS),
+            MAX_WARM_UP_CALLS));
     private RpcObserver observer;
     private DatagramFilter packetFilter = DatagramFilter.NONE;
     private int socketBufferBytes = 4 << 20;
@@ -166,14 +167,22 @@ public final class HomaEndpointBuilder {
     /** The most warm-up calls {@link #warmUpCalls} takes. */
     public static final int MAX_WARM_UP_CALLS = 1_000_000;
 
+    /** Warm-up calls unless {@link #warmUpCalls} or the system property {@code homa4j.warmUpCalls} says otherwise. */
+    public static final int DEFAULT_WARM_UP_CALLS = 20_000;
+
     /**
-     * Echo calls {@link #build()} makes before it returns, to a temporary endpoint on the same address, so that the
-     * JIT has compiled the call path before the application's first call: a service that takes few calls otherwise
-     * runs its first thousands of calls in the interpreter or C1 code, several times slower. Most calls are 100 B;
-     * one in 32 is 256 KB (at most {@code maxMessageBytes}), for the path of long messages (they carry almost all
-     * of the warm-up's bytes). Best effort: a failing warm-up call ends the warm-up and the endpoint is
-     * returned anyway. 0 (the default, unless the system property {@code homa4j.warmUpCalls} gives another) turns
-     * it off; endpoints on an embedded loop never warm up.
+     * Echo calls that the first {@link #build()} of this JVM makes before it returns, between two temporary
+     * endpoints on loopback, so that the JIT has compiled the call path (client and server side) before the
+     * application's first call: a service that takes few calls otherwise runs its first thousands of calls in the
+     * interpreter or C1 code, several times slower. Compiled code is the JVM's, so later builds skip it. Most calls
+     * are 100 B; one in 32 is 256 KB (at most {@code maxMessageBytes}), for the path of long messages. The
+     * temporary endpoints use this builder's transport and configuration, paced at no less than 10 Gbit/s; the
+     * endpoint being built makes none of the calls, so its metrics count only the application's. Best effort: a
+     * failing call, or 10 s gone, ends the warm-up and the endpoint is built anyway.
+     *
+     * <p>Default {@link #DEFAULT_WARM_UP_CALLS} (about a second or two on a small machine), unless the system property
+     * {@code homa4j.warmUpCalls} gives another; 0 turns it off (tests, short-lived tools). Endpoints on an embedded
+     * loop never warm up.
      *
      * @param calls 0 to {@link #MAX_WARM_UP_CALLS}
      * @return this builder
@@ -359,14 +368,13 @@ public final class HomaEndpointBuilder {
      * @throws IllegalStateException    when called on the event loop the endpoint would run on
      */
     public HomaEndpoint build() {
-        EventLoopGroup own = null;
-        EventLoop loop;
-        UdpTransport.Kind kind;
         if (embeddedLoop != null) {
             return wire(UdpTransport.Kind.NIO, null, embeddedLoop);
         }
-        if (group != null) {
-            loop = group.next();
+        EventLoopGroup own = null;
+        EventLoop loop = group != null ? group.next() : null;
+        UdpTransport.Kind kind;
+        if (loop != null) {
             kind = UdpTransport.kindOf(loop);
             if (transport != TransportType.AUTO && kind != kindFor(transport)) {
                 throw new IllegalArgumentException("transport " + transport + " needs "
@@ -383,6 +391,11 @@ public final class HomaEndpointBuilder {
             } catch (TransportUnavailableException e) {
                 throw unavailable(e);
             }
+        }
+        // before the endpoint's own loop and sockets exist: a warm-up that fails leaves nothing to clean up
+        EndpointWarmUp.JVM.ensureWarm(kind == UdpTransport.Kind.EPOLL ? TransportType.EPOLL : TransportType.NIO,
+                config, warmUpCalls);
+        if (loop == null) {
             own = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa4j-endpoint", true),
                     UdpTransport.ioHandlerFactory(kind, busyPoll, idleSpinNanos));
             loop = own.next();
@@ -395,9 +408,6 @@ public final class HomaEndpointBuilder {
                 own.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             }
             throw e instanceof TransportUnavailableException t ? unavailable(t) : e;
-        }
-        if (warmUpCalls > 0) {
-            EndpointWarmUp.run(endpoint, warmUpCalls);
         }
         return endpoint;
     }

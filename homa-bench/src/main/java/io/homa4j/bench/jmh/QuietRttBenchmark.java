@@ -39,8 +39,10 @@ import java.util.function.LongSupplier;
  *       has gone quiet ({@link JitQuiet}), so the hot paths are compiled before the measured calls, which do
  *       wait the gap. Reports P50/P99 (JMH's sample mode), and how much the JIT compiled while measuring.</li>
  *   <li>{@link #cold}: a fresh fork makes a few calls ({@code -i}, at most {@value #MAX_COLD_CALLS}), each after
- *       the gap, with no warm-up: the code of a lightly loaded service that never reaches C2. One call per
- *       iteration (single-shot mode); percentiles are over the iterations of all forks.</li>
+ *       the gap, with no warm-up of its own: the code of a lightly loaded service. The Homa endpoints still
+ *       warm the JIT up when they are built, as every endpoint does by default; with {@code -jvmArgsAppend
+ *       -Dhoma4j.warmUpCalls=0} Homa's code is as cold as TCP's and never reaches C2. One call per iteration
+ *       (single-shot mode); percentiles are over the iterations of all forks.</li>
  * </ul>
  *
  * <p>Besides time, the fork prints per measured call what the kernel counted for the threads on both sides
