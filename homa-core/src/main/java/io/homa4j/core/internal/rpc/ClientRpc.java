@@ -13,7 +13,7 @@ import java.net.InetSocketAddress;
  * The client side of one RPC: the request being sent, the response being received, the deadline and the
  * silence counter that drives RESEND and abort. Engine thread only.
  */
-public final class ClientRpc implements MessageOwner {
+public final class ClientRpc extends AgeList.Member<ClientRpc> implements MessageOwner {
     private final long id;
     private final Peer server;
     private final long deadlineNanos;
@@ -25,9 +25,6 @@ public final class ClientRpc implements MessageOwner {
     private final RpcSilence silence = new RpcSilence();
     /** Waiting in the engine's RESEND queue for its peer's per-tick budget. */
     private boolean resendQueued;
-    /** Neighbours in {@link ClientRpcTable}'s oldest-first list; written by the table only. */
-    ClientRpc olderInTable;
-    ClientRpc newerInTable;
     /** Where this RPC is in the engine's deadline queue ({@link IndexedHeap#ABSENT}: not queued). */
     private int deadlinePosition = IndexedHeap.ABSENT;
 

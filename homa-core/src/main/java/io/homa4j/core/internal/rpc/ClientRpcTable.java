@@ -1,20 +1,18 @@
 package io.homa4j.core.internal.rpc;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The live client RPCs by id. Lookups (one per packet of a response, RESEND, BUSY...) go through an open-addressing
- * table of primitive ids, so a lookup boxes no {@code Long}; the timers walk the calls oldest first, along a list
- * threaded through the calls themselves ({@link ClientRpc}'s table links, written only here). Adding or removing a
- * call allocates nothing once the table has grown. Engine thread only.
+ * table of primitive ids, so a lookup boxes no {@code Long}; the timers walk the calls oldest first, along an
+ * {@link AgeList} threaded through the calls themselves. Adding or removing a call allocates nothing once the table
+ * has grown. Engine thread only.
  */
 final class ClientRpcTable {
     private static final long SPREAD = 0x9E3779B97F4A7C15L; // 2^64 / golden ratio: ids are sequential
 
-    /** The oldest and the newest call of the list the timers walk; null when empty. */
-    private ClientRpc oldest;
-    private ClientRpc newest;
+    /** The calls in the order the timers walk them. */
+    private final AgeList<ClientRpc> byAge = new AgeList<>();
     private long[] ids = new long[16];
     /** Null marks a free slot. */
     private ClientRpc[] rpcs = new ClientRpc[16];
@@ -45,14 +43,7 @@ final class ClientRpcTable {
         }
         insert(rpc.id(), rpc);
         size++;
-        rpc.olderInTable = newest;
-        rpc.newerInTable = null;
-        if (newest != null) {
-            newest.newerInTable = rpc;
-        } else {
-            oldest = rpc;
-        }
-        newest = rpc;
+        byAge.append(rpc);
     }
 
     /** Removes the call with {@code id} if present. */
@@ -69,7 +60,7 @@ final class ClientRpcTable {
             i = (i + 1) & mask;
         }
         // Backward-shift deletion (LinearProbing): later entries of the probe run move up into the hole.
-        unlink(rpcs[i]);
+        byAge.remove(rpcs[i]);
         int hole = i;
         for (int j = (hole + 1) & mask; rpcs[j] != null; j = (j + 1) & mask) {
             int home = slot(ids[j], mask);
@@ -83,30 +74,9 @@ final class ClientRpcTable {
         size--;
     }
 
-    private void unlink(ClientRpc rpc) {
-        ClientRpc older = rpc.olderInTable;
-        ClientRpc newer = rpc.newerInTable;
-        if (older != null) {
-            older.newerInTable = newer;
-        } else {
-            oldest = newer;
-        }
-        if (newer != null) {
-            newer.olderInTable = older;
-        } else {
-            newest = older;
-        }
-        rpc.olderInTable = null;
-        rpc.newerInTable = null;
-    }
-
     /** A copy of the live calls, oldest first, safe to walk while calls are freed. */
     List<ClientRpc> snapshot() {
-        List<ClientRpc> calls = new ArrayList<>(size);
-        for (ClientRpc rpc = oldest; rpc != null; rpc = rpc.newerInTable) {
-            calls.add(rpc);
-        }
-        return calls;
+        return byAge.snapshot();
     }
 
     private static int slot(long id, int mask) {

@@ -12,7 +12,7 @@ import java.net.InetSocketAddress;
  * The server side of one RPC, from its first request packet until the client acknowledges the response (or the
  * RPC expires). The handle given to the application is engine-local and never reused. Engine thread only.
  */
-public final class ServerRpc implements MessageOwner {
+public final class ServerRpc extends AgeList.Member<ServerRpc> implements MessageOwner {
     /** Lifecycle; the handler runs exactly once, on the RECEIVING to HANDLING transition. */
     public enum State {
         /** Request bytes arriving. */
@@ -29,9 +29,6 @@ public final class ServerRpc implements MessageOwner {
     /** The client's address and its id for the RPC: the key (ids are only unique per client). */
     private final InetSocketAddress clientAddress;
     private final long clientId;
-    /** Neighbours in {@link ServerRpcTable}'s oldest-first list; written by the table only. */
-    ServerRpc olderInTable;
-    ServerRpc newerInTable;
     private final Peer client;
     private State state = State.RECEIVING;
     private IncomingMessage request;

@@ -1,14 +1,13 @@
 package io.homa4j.core.internal.rpc;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The live server RPCs by client address and client id (ids are only unique per client). An open-addressing table
  * of the RPCs themselves, which carry their key, so adding, finding and removing an RPC allocate nothing once the
- * table has grown; the timers walk the RPCs oldest first along a list threaded through them ({@link ServerRpc}'s
- * table links, written only here). Owned by {@link ServerCalls}; engine thread only.
+ * table has grown; the timers walk the RPCs oldest first along an {@link AgeList} threaded through them. Owned by
+ * {@link ServerCalls}; engine thread only.
  */
 final class ServerRpcTable {
     private static final long SPREAD = 0x9E3779B97F4A7C15L; // 2^64 / golden ratio
@@ -16,8 +15,7 @@ final class ServerRpcTable {
     /** Null marks a free slot. */
     private ServerRpc[] rpcs = new ServerRpc[16];
     private int size;
-    private ServerRpc oldest;
-    private ServerRpc newest;
+    private final AgeList<ServerRpc> byAge = new AgeList<>();
 
     int size() {
         return size;
@@ -49,14 +47,7 @@ final class ServerRpcTable {
         }
         insert(rpc);
         size++;
-        rpc.olderInTable = newest;
-        rpc.newerInTable = null;
-        if (newest != null) {
-            newest.newerInTable = rpc;
-        } else {
-            oldest = rpc;
-        }
-        newest = rpc;
+        byAge.append(rpc);
     }
 
     /** Removes {@code rpc} if it is in the table. */
@@ -69,7 +60,7 @@ final class ServerRpcTable {
             }
             i = (i + 1) & mask;
         }
-        unlink(rpc);
+        byAge.remove(rpc);
         // Backward-shift deletion (LinearProbing): later entries of the probe run move up into the hole.
         int hole = i;
         for (int j = (hole + 1) & mask; rpcs[j] != null; j = (j + 1) & mask) {
@@ -85,33 +76,12 @@ final class ServerRpcTable {
 
     /** The only RPC, or null when there are none or several. */
     ServerRpc onlyRpc() {
-        return size == 1 ? oldest : null;
+        return size == 1 ? byAge.oldest() : null;
     }
 
     /** A copy of the live RPCs, oldest first, safe to walk while RPCs are freed. */
     List<ServerRpc> snapshot() {
-        List<ServerRpc> all = new ArrayList<>(size);
-        for (ServerRpc rpc = oldest; rpc != null; rpc = rpc.newerInTable) {
-            all.add(rpc);
-        }
-        return all;
-    }
-
-    private void unlink(ServerRpc rpc) {
-        ServerRpc older = rpc.olderInTable;
-        ServerRpc newer = rpc.newerInTable;
-        if (older != null) {
-            older.newerInTable = newer;
-        } else {
-            oldest = newer;
-        }
-        if (newer != null) {
-            newer.olderInTable = older;
-        } else {
-            newest = older;
-        }
-        rpc.olderInTable = null;
-        rpc.newerInTable = null;
+        return byAge.snapshot();
     }
 
     static int slot(InetSocketAddress client, long clientId, int mask) {
