@@ -70,9 +70,7 @@ final class EngineHost {
     private final Runnable drainFromOtherThreads = this::drainFromOtherThreads;
     private final CompletableFuture<Void> closeDone = new CompletableFuture<>();
     /** The engine's metrics as last published by the loop; the final ones once the engine closed. */
-    private volatile MetricsSnapshot published;
-    /** The loop's periodic publishing of {@link #published}; set on the loop, cancelled when the engine stops. */
-    private ScheduledFuture<?> publishing;
+    private volatile MetricsPublication published;
     /** Set once by {@link #startEngine}, before any task that uses it is handed to the loop. */
     private Engine engine;
 
@@ -105,8 +103,8 @@ final class EngineHost {
     }
 
     /**
-     * Creates the engine on the loop, connects it to the sockets and starts publishing its metrics every
-     * {@code metricsIntervalNanos}; closes the sockets when that fails.
+     * Creates the engine on the loop, connects it to the sockets and starts publishing its metrics (within
+     * {@code metricsIntervalNanos} of a change, see {@link MetricsPublication}); closes the sockets when that fails.
      */
     void startEngine(EngineFactory factory, long metricsIntervalNanos, RpcListener listener) {
         Callable<Engine> start = () -> {
@@ -116,9 +114,8 @@ final class EngineHost {
             engine = e;
             driver.attach(e, sink, probePeers ? new PeerProbes(e, config, localAddress.getAddress(), counters) : null,
                     pacerFit);
-            published = e.metrics();
-            publishing = loop.scheduleAtFixedRate(this::publishMetrics, metricsIntervalNanos,
-                    metricsIntervalNanos, TimeUnit.NANOSECONDS);
+            published = new MetricsPublication(e::metrics, metricsIntervalNanos, driver.now());
+            driver.afterEachTurn(published);
             return e;
         };
         try {
@@ -252,7 +249,7 @@ final class EngineHost {
         if (loop.inEventLoop()) {
             publishMetrics();
         }
-        return published;
+        return published.latest();
     }
 
     /** The engine's metrics taken on the loop at its next turn (the final ones when the engine already closed). */
@@ -260,25 +257,22 @@ final class EngineHost {
         CompletableFuture<MetricsSnapshot> taken = new CompletableFuture<>();
         onLoop(() -> {
             publishMetrics();
-            taken.complete(published);
-        }, () -> taken.complete(published));
+            taken.complete(published.latest());
+        }, () -> taken.complete(published.latest()));
         return taken;
     }
 
     private void publishMetrics() {
         if (!driver.isClosed()) {
-            published = engine.metrics();
+            published.publish(now());
         }
     }
 
     /** Closes the engine (which fails its calls through the listener) and keeps its last metrics. */
     void stopEngine() {
-        if (publishing != null) {
-            publishing.cancel(false);
-        }
         try {
             engine.close(driver.now());
-            published = engine.metrics();
+            published.publish(driver.now());
         } catch (RuntimeException e) {
             LOG.error("engine failed to close cleanly", e);
         }

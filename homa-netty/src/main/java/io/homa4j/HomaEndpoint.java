@@ -105,8 +105,8 @@ public final class HomaEndpoint implements AutoCloseable {
 
     /**
      * The engine's counters and gauges (packets by type, drops by reason, RPC outcomes, buffered bytes), without
-     * waiting for the event loop: the snapshot the loop published last, at most
-     * {@link HomaEndpointBuilder#metricsInterval} old (taken now when called on the loop; the final one after
+     * waiting for the event loop: the snapshot the loop published last, missing at most the last
+     * {@link HomaEndpointBuilder#metricsInterval} of changes (taken now when called on the loop; the final one after
      * {@link #close}). Counts RPCs the engine saw: calls that ended before reaching it are seen by the
      * {@link RpcObserver} only. Null with a test engine that keeps none.
      *

@@ -305,8 +305,10 @@ public final class HomaEndpointBuilder {
     }
 
     /**
-     * How often the event loop publishes the engine's metrics for {@link HomaEndpoint#metrics()}, which never
-     * waits for the loop and so returns a snapshot up to this old; default 100 ms.
+     * How soon after a change the event loop publishes the engine's metrics for {@link HomaEndpoint#metrics()},
+     * which never waits for the loop and so may miss this much of the latest changes; default 100 ms. The loop
+     * publishes at the end of its turns, at most every half interval, and is woken for it only when a change would
+     * otherwise wait longer; an idle endpoint, with nothing changed, is not woken at all.
      *
      * @param interval the publishing interval, at least 1 ms
      * @return this builder

@@ -219,6 +219,12 @@ final class EmbeddedNetwork implements AutoCloseable {
         ticker.advance(nanos, TimeUnit.NANOSECONDS);
     }
 
+    /** Whether the loop of the endpoint at {@code at} has a timer armed (after running what is due now). */
+    boolean hasTimer(InetSocketAddress at) {
+        EmbeddedChannel socket = sockets.get(at);
+        return asTask(socket, socket::runScheduledPendingTasks) >= 0;
+    }
+
     /** Advances the clock until {@code done} holds or {@code maxNanos} passed; returns {@code done}'s last answer. */
     boolean advanceUntil(BooleanSupplier done, long maxNanos, long stepNanos) {
         long end = nanoTime() + maxNanos;

@@ -48,6 +48,8 @@ public final class EngineDriver {
     private PeerProbes probes;
     /** Fits the engine's pacer to how late this loop's timers fire; null when there is nothing to fit. */
     private PacerFit pacerFit;
+    /** Work at the end of each turn, with a deadline of its own; null when there is none. */
+    private TurnWork turnWork;
     private boolean closed;
 
     private boolean turnOpen;
@@ -113,6 +115,26 @@ public final class EngineDriver {
         this.probes = probes;
         this.pacerFit = pacerFit;
         sink.deferSocketFlush(true); // every engine call opens a turn, and its end flushes the sockets
+    }
+
+    /**
+     * Work done at the end of a turn the engine took part in, such as publishing what the engine counted: the loop
+     * is woken for it only when no turn comes by its deadline.
+     */
+    public interface TurnWork {
+        /** A turn ended at {@code nowNanos} (the turn's time): do what is due. */
+        void turnEnded(long nowNanos);
+
+        /** The latest time the next turn must end by for this work; Long.MAX_VALUE when nothing waits. */
+        long dueByNanos();
+    }
+
+    /** Runs {@code work} at the end of every turn from now on (one per driver; event loop only). */
+    public void afterEachTurn(TurnWork work) {
+        if (turnWork != null) {
+            throw new IllegalStateException("the driver already has its end-of-turn work");
+        }
+        turnWork = work;
     }
 
     /**
@@ -232,8 +254,15 @@ public final class EngineDriver {
                 probes.poll(turnNanos);
             }
             sink.flushNow();
-            scheduleWake(probes == null ? engine.wakeByNanos()
-                    : Math.min(engine.wakeByNanos(), probes.nextPollNanos()), turnNanos);
+            long wakeBy = engine.wakeByNanos();
+            if (probes != null) {
+                wakeBy = Math.min(wakeBy, probes.nextPollNanos());
+            }
+            if (turnWork != null) {
+                turnWork.turnEnded(turnNanos);
+                wakeBy = Math.min(wakeBy, turnWork.dueByNanos());
+            }
+            scheduleWake(wakeBy, turnNanos);
             IdleSpin.spinAfterTurn(engine.awaitingPeer(), endNanos, wakeAtNanos);
         } catch (RuntimeException bug) {
             contained(bug, "engine or sink threw at the end of an event-loop turn");
