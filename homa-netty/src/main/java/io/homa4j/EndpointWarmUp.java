@@ -54,9 +54,9 @@ final class EndpointWarmUp {
     /** The slowest rate the temporary endpoints pace at, whatever link the configuration describes. */
     static final int MIN_LINK_MBPS = 10_000;
 
-    /** What a warm-up did: calls answered, of which large, and how long it took. */
-    record Result(int calls, int largeCalls, long nanos) {
-        static final Result NONE = new Result(0, 0, 0);
+    /** What a warm-up did: calls answered, and how many of them were large. */
+    record Result(int calls, int largeCalls) {
+        static final Result NONE = new Result(0, 0);
     }
 
     private final LongSupplier clock;
@@ -92,13 +92,13 @@ final class EndpointWarmUp {
         ByteBuf largeRequest = Unpooled.directBuffer(largeBytes).writeZero(largeBytes);
         List<CompletableFuture<ByteBuf>> group = new ArrayList<>(IN_FLIGHT);
         int answered = 0; // calls of the current group whose response was taken and released
-        int done = 0;
+        int done = 0; // calls answered in all
         int large = 0;
         try {
             echo = temporary(transport, fast);
             caller = temporary(transport, fast);
             echo.serve((ctx, body) -> ctx.reply(body.retain()));
-            for (; done < calls && clock.getAsLong() - start < TIME_LIMIT_NANOS; done += group.size()) {
+            while (done < calls && clock.getAsLong() - start < TIME_LIMIT_NANOS) {
                 group.clear();
                 answered = 0;
                 for (int i = 0; i < Math.min(IN_FLIGHT, calls - done); i++) {
@@ -112,6 +112,7 @@ final class EndpointWarmUp {
                     }
                     response.release();
                     answered++;
+                    done++;
                 }
             }
             if (done < calls) {
@@ -120,13 +121,11 @@ final class EndpointWarmUp {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            done += answered;
         } catch (Exception e) {
             LOG.debug("warm-up ended early", e);
-            done += answered;
         } finally {
             // calls still in flight when the warm-up ended early: their responses are released when they come
-            for (CompletableFuture<ByteBuf> call : group.subList(Math.min(answered, group.size()), group.size())) {
+            for (CompletableFuture<ByteBuf> call : group.subList(answered, group.size())) {
                 call.whenComplete((response, failure) -> {
                     if (response != null) {
                         response.release();
@@ -142,7 +141,7 @@ final class EndpointWarmUp {
                 echo.close();
             }
         }
-        return new Result(done, large, clock.getAsLong() - start);
+        return new Result(done, large);
     }
 
     private static HomaEndpoint temporary(TransportType transport, HomaConfig config) {

@@ -70,7 +70,7 @@ final class EngineHost {
     private final Runnable drainFromOtherThreads = this::drainFromOtherThreads;
     private final CompletableFuture<Void> closeDone = new CompletableFuture<>();
     /** The engine's metrics as last published by the loop; the final ones once the engine closed. */
-    private volatile MetricsPublication published;
+    private volatile MetricsPublication publication;
     /** Set once by {@link #startEngine}, before any task that uses it is handed to the loop. */
     private Engine engine;
 
@@ -114,8 +114,8 @@ final class EngineHost {
             engine = e;
             driver.attach(e, sink, probePeers ? new PeerProbes(e, config, localAddress.getAddress(), counters) : null,
                     pacerFit);
-            published = new MetricsPublication(e::metrics, metricsIntervalNanos, driver.now());
-            driver.afterEachTurn(published);
+            publication = new MetricsPublication(e::metrics, metricsIntervalNanos, driver.now());
+            driver.afterEachTurn(publication);
             return e;
         };
         try {
@@ -242,14 +242,14 @@ final class EngineHost {
 
     /**
      * The engine's metrics without waiting: on the loop, taken now; elsewhere, the snapshot the loop published
-     * last (at most one publishing interval old; the final one once the endpoint closed). Null with a test engine
+     * last (missing at most one interval of changes; the final one once the endpoint closed). Null with a test engine
      * that keeps none.
      */
     MetricsSnapshot metrics() {
         if (loop.inEventLoop()) {
             publishMetrics();
         }
-        return published.latest();
+        return publication.latest();
     }
 
     /** The engine's metrics taken on the loop at its next turn (the final ones when the engine already closed). */
@@ -257,14 +257,14 @@ final class EngineHost {
         CompletableFuture<MetricsSnapshot> taken = new CompletableFuture<>();
         onLoop(() -> {
             publishMetrics();
-            taken.complete(published.latest());
-        }, () -> taken.complete(published.latest()));
+            taken.complete(publication.latest());
+        }, () -> taken.complete(publication.latest()));
         return taken;
     }
 
     private void publishMetrics() {
         if (!driver.isClosed()) {
-            published.publish(now());
+            publication.publish(now());
         }
     }
 
@@ -272,7 +272,7 @@ final class EngineHost {
     void stopEngine() {
         try {
             engine.close(driver.now());
-            published.publish(driver.now());
+            publication.publish(driver.now());
         } catch (RuntimeException e) {
             LOG.error("engine failed to close cleanly", e);
         }

@@ -180,9 +180,8 @@ public final class HomaEndpointBuilder {
      * endpoint being built makes none of the calls, so its metrics count only the application's. Best effort: a
      * failing call, or 10 s gone, ends the warm-up and the endpoint is built anyway.
      *
-     * <p>Default {@link #DEFAULT_WARM_UP_CALLS} (about a second or two on a small machine), unless the system property
-     * {@code homa4j.warmUpCalls} gives another; 0 turns it off (tests, short-lived tools). Endpoints on an embedded
-     * loop never warm up.
+     * <p>Default {@link #DEFAULT_WARM_UP_CALLS}, unless the system property {@code homa4j.warmUpCalls} gives another;
+     * 0 turns it off (tests, short-lived tools). Endpoints on an embedded loop never warm up.
      *
      * @param calls 0 to {@link #MAX_WARM_UP_CALLS}
      * @return this builder
