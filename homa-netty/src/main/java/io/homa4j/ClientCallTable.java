@@ -1,10 +1,10 @@
 package io.homa4j;
 
+import io.homa4j.core.wire.SmallMessageAllocator;
 import io.homa4j.core.ErrorCode;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcRejectedException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
@@ -100,7 +100,7 @@ final class ClientCallTable {
         }
         ByteBuf request;
         try {
-            request = Envelope.request(ByteBufAllocator.DEFAULT, deadlineNanos == Long.MAX_VALUE
+            request = Envelope.request(SmallMessageAllocator.INSTANCE, deadlineNanos == Long.MAX_VALUE
                     ? Envelope.NO_DEADLINE : deadlineNanos - call.startNanos, metadata, payload);
         } catch (IllegalReferenceCountException releasedMeanwhile) {
             failUnstarted(call, new HomaException(ErrorCode.INVALID_ARGUMENT, "the request buffer was released "

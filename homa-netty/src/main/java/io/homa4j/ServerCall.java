@@ -1,7 +1,7 @@
 package io.homa4j;
 
+import io.homa4j.core.wire.SmallMessageAllocator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.ReferenceCountUtil;
@@ -91,7 +91,7 @@ final class ServerCall implements RpcContext {
         }
         ByteBuf message;
         try {
-            message = Envelope.response(ByteBufAllocator.DEFAULT, responseMetadata, response);
+            message = Envelope.response(SmallMessageAllocator.INSTANCE, responseMetadata, response);
         } catch (IllegalReferenceCountException releasedMeanwhile) {
             // Released by another thread after the check above: refused like a released buffer, before the reply
             // counts as given, so the handler's exception still answers HANDLER_ERROR.
@@ -152,7 +152,7 @@ final class ServerCall implements RpcContext {
 
     /** Sends the failure envelope {@code why} (with its status, metadata and description) as the answer. */
     private void sendFailure(Envelope.Outcome why, int status, Metadata responseMetadata, String description) {
-        dispatcher.sendResponse(this, Envelope.failure(ByteBufAllocator.DEFAULT, why, status, responseMetadata,
+        dispatcher.sendResponse(this, Envelope.failure(SmallMessageAllocator.INSTANCE, why, status, responseMetadata,
                 description), -1);
     }
 

@@ -24,6 +24,7 @@ import io.homa4j.core.internal.timer.TickClock;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.metrics.MetricsSnapshot;
 import io.homa4j.core.wire.PacketEncoder;
+import io.homa4j.core.wire.SmallMessageAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
@@ -79,14 +80,28 @@ public final class HomaEngine implements Engine {
     }
 
     /**
+     * An engine whose messages that arrive whole in one packet get heap buffers of their own
+     * ({@link SmallMessageAllocator}).
+     *
      * @param allocator where outgoing packets and multi-packet incoming messages are allocated
      */
     public HomaEngine(HomaConfig config, PacketSink sink, RpcListener listener, ByteBufAllocator allocator,
                       long nowNanos) {
+        this(config, sink, listener, allocator, SmallMessageAllocator.INSTANCE, nowNanos);
+    }
+
+    /**
+     * @param allocator     where outgoing packets and multi-packet incoming messages are allocated
+     * @param wholeMessages where a message that arrives whole in one packet is copied out of it: the engine asks
+     *                      for a heap buffer of the message's length, which goes to the listener
+     */
+    public HomaEngine(HomaConfig config, PacketSink sink, RpcListener listener, ByteBufAllocator allocator,
+                      ByteBufAllocator wholeMessages, long nowNanos) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(sink, "sink");
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(allocator, "allocator");
+        Objects.requireNonNull(wholeMessages, "wholeMessages");
         PacketEncoder encoder = new PacketEncoder(allocator);
         SilenceRules silence = new SilenceRules(config);
         this.transmitter = new Transmitter(config, sink, encoder, metrics, silence, nowNanos);
@@ -104,7 +119,7 @@ public final class HomaEngine implements Engine {
         this.peers = peers;
         this.tickClock = new TickClock(config.tickNanos());
         ControlSender control = new ControlSender(config, transmitter, encoder, clock, ownCutoffs);
-        this.receiver = new Receiver(config, metrics, verdict, grants, clock, control);
+        this.receiver = new Receiver(config, metrics, verdict, grants, clock, control, wholeMessages);
         this.outbound = new Outbound(config, transmitter, clock, metrics);
         RpcHalf.Parts parts = new RpcHalf.Parts(config, listener, allocator, metrics, clock, verdict, peers, receiver,
                 outbound, control, tickClock, silence);
@@ -271,12 +286,14 @@ public final class HomaEngine implements Engine {
      */
     public void onPacket(InetSocketAddress from, ByteBuf packet, long nowNanos) {
         clock.now(nowNanos);
+        servers.applyLaterAcks();
         try {
             intake.receive(from, packet, packet.readerIndex(), packet.readableBytes(), nowNanos, closed);
         } finally {
             packet.release();
         }
         afterReceiving(nowNanos);
+        servers.applyLaterAcks(); // one packet at a time: no turn whose packets could leave first
     }
 
     /**
@@ -285,16 +302,27 @@ public final class HomaEngine implements Engine {
      * does per batch of packets. A transport reading many datagrams per wake-up (recvmmsg, UDP GRO) calls this
      * once per wake-up, so a run of segments of one message costs one grant decision, not one per segment.
      *
+     * <p>ACKs that came on requests are applied in {@link #finishTurn}, after the packets this sends have left, or
+     * at the start of the next call into the engine.
+     *
      * <p>Ownership: the batch's buffers stay the caller's (see {@link PacketBatch}); what the engine keeps of them
      * (message payloads) it has copied by the time this returns.
      */
     @Override
     public void onPackets(PacketBatch batch, long nowNanos) {
         clock.now(nowNanos);
+        servers.applyLaterAcks(); // a driver that never calls finishTurn
         for (int i = 0, n = batch.count(); i < n; i++) {
             intake.receive(batch.sender(i), batch.buffer(i), batch.index(i), batch.length(i), nowNanos, closed);
         }
         afterReceiving(nowNanos);
+    }
+
+    /** Applies the ACKs that came on requests in the turn that ended (see {@link #onPackets}). */
+    @Override
+    public void finishTurn(long nowNanos) {
+        clock.now(nowNanos);
+        servers.applyLaterAcks();
     }
 
     /** After received packets: the grants they made possible, the DATA that became sendable, one flush. */
@@ -320,6 +348,7 @@ public final class HomaEngine implements Engine {
         if (closed) {
             return;
         }
+        servers.applyLaterAcks(); // before the timers, which would otherwise ask for them again (NEED_ACK)
         try {
             clients.expireDeadlines();
             if (tickClock.due(nowNanos)) {

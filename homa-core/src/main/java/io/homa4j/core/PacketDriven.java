@@ -29,6 +29,14 @@ public interface PacketDriven {
         }
     }
 
+    /**
+     * The driver's turn ended at {@code nowNanos} and what this sent in it has left (the sockets were flushed):
+     * time for bookkeeping that was put off so that it would not delay those packets. Drivers that hand over one
+     * packet at a time may skip it. The default does nothing.
+     */
+    default void finishTurn(long nowNanos) {
+    }
+
     /** The time returned by {@link #nextWakeNanos()} has come (or passed): run what is due. */
     void poll(long nowNanos);
 

@@ -75,22 +75,23 @@ class HostileMemoryTest {
     @Test
     void aOnePacketRequestThatFindsNoMemoryIsKeptLikeAnyOtherAndItsRetransmissionCompletesIt() {
         FailingAllocator alloc = new FailingAllocator();
+        TestNet.Node starved = net.node("short of memory", HomaConfig.defaults(), alloc, alloc);
         InetSocketAddress forger = new InetSocketAddress("198.18.9.9", 5001);
         ByteBuf whole = forgedRequestData(alloc, 2, 300, 0, 300);
         alloc.failAbove(0); // the packet exists; copying its message out of it finds no memory
-        net.inject(forger, server, whole);
+        net.inject(forger, starved, whole);
         net.runFor(MS / 2);
 
-        assertEquals(1, server.engine.metrics().drops(DropReason.ALLOCATION_FAILED));
-        assertEquals(1, server.engine.serverRpcCount(), "the RPC stays, waiting for the request again");
-        assertEquals(0, server.requestsHandled);
+        assertEquals(1, starved.engine.metrics().drops(DropReason.ALLOCATION_FAILED));
+        assertEquals(1, starved.engine.serverRpcCount(), "the RPC stays, waiting for the request again");
+        assertEquals(0, starved.requestsHandled);
 
         alloc.failAbove(Integer.MAX_VALUE);
-        net.inject(forger, server, forgedRequestData(alloc, 2, 300, 0, 300));
+        net.inject(forger, starved, forgedRequestData(alloc, 2, 300, 0, 300));
         net.runFor(MS / 2);
-        assertEquals(1, server.requestsHandled, "the retransmission completes it");
-        assertEquals(0, server.engine.bufferedBytes(), "a delivered request holds no reservation");
-        assertEquals(0, server.engine.metrics().drops(DropReason.INTERNAL_ERROR));
+        assertEquals(1, starved.requestsHandled, "the retransmission completes it");
+        assertEquals(0, starved.engine.bufferedBytes(), "a delivered request holds no reservation");
+        assertEquals(0, starved.engine.metrics().drops(DropReason.INTERNAL_ERROR));
     }
 
     @Test

@@ -61,6 +61,62 @@ class LifecycleTest {
     }
 
     @Test
+    void anAckOnARequestFreesItsRpcOnlyOnceTheTurnsPacketsLeft() {
+        ByteBuf request = secondRequestCarryingTheFirstsAck();
+        try {
+            long responsesBefore = serverDataSent();
+            server.engine.onPackets(batchOf(request), net.now());
+            assertEquals(responsesBefore + 1, serverDataSent(), "the second response went out");
+            assertEquals(2, server.engine.serverRpcCount(), "the acknowledged RPC is freed after that");
+            assertEquals(0, server.engine.metrics().serverFreedByAck());
+            server.engine.finishTurn(net.now());
+            assertEquals(1, server.engine.serverRpcCount());
+            assertEquals(1, server.engine.metrics().serverFreedByAck());
+        } finally {
+            request.release();
+        }
+    }
+
+    @Test
+    void anAckOnARequestIsAppliedByTheNextPollWhenNoTurnEnds() {
+        ByteBuf request = secondRequestCarryingTheFirstsAck();
+        try {
+            server.engine.onPackets(batchOf(request), net.now());
+            assertEquals(2, server.engine.serverRpcCount());
+            server.engine.poll(net.now());
+            assertEquals(1, server.engine.serverRpcCount());
+            assertEquals(1, server.engine.metrics().serverFreedByAck());
+            assertEquals(0, net.sent(PacketType.NEED_ACK).size(), "the timers saw the ack");
+        } finally {
+            request.release();
+        }
+    }
+
+    /** Completes one call, then returns a copy of the next request's packet, kept off the wire. */
+    private ByteBuf secondRequestCarryingTheFirstsAck() {
+        long first = client.call(server, 10, 1);
+        net.runUntil(() -> client.done(first), 10 * MS);
+        assertEquals(1, server.engine.serverRpcCount(), "the first response waits for its ack");
+        net.captureRule = s -> s.type() == PacketType.DATA && s.from().equals(client.address);
+        net.dropRule = net.captureRule;
+        client.call(server, 10, 2);
+        net.runUntil(() -> !net.captured.isEmpty(), 10 * MS);
+        net.captureRule = s -> false;
+        net.dropRule = s -> false;
+        return net.captured.get(0).copy();
+    }
+
+    private PacketBatch batchOf(ByteBuf packet) {
+        PacketBatch batch = new PacketBatch(1);
+        batch.add(client.address, packet, packet.readerIndex(), packet.readableBytes());
+        return batch;
+    }
+
+    private long serverDataSent() {
+        return net.sent(PacketType.DATA).stream().filter(s -> s.from().equals(server.address)).count();
+    }
+
+    @Test
     void lostAckIsAskedForAgain() {
         java.util.concurrent.atomic.AtomicBoolean droppedOne = new java.util.concurrent.atomic.AtomicBoolean();
         net.dropRule = s -> s.type() == PacketType.ACK && droppedOne.compareAndSet(false, true);

@@ -92,17 +92,23 @@ final class TestNet implements AutoCloseable {
     }
 
     Node node(String name, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator) {
+        return node(name, config, allocator, io.homa4j.core.wire.SmallMessageAllocator.INSTANCE);
+    }
+
+    /** @param wholeMessages where the engine copies messages that arrive whole in one packet */
+    Node node(String name, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator,
+              io.netty.buffer.ByteBufAllocator wholeMessages) {
         if (nodes.size() == HOSTS) {
             throw new IllegalStateException("TestNet has " + HOSTS + " hosts");
         }
-        Node n = new Node(this, name, network.host(nodes.size()), config, allocator);
+        Node n = new Node(this, name, network.host(nodes.size()), config, allocator, wholeMessages);
         nodes.put(n.address, n);
         return n;
     }
 
     /** Replaces a node's engine with a fresh one (the host "restarted" and lost all state). */
     void restart(Node n) {
-        n.replaceEngine(new HomaEngine(n.config, n, n, n.allocator, now()));
+        n.replaceEngine(new HomaEngine(n.config, n, n, n.allocator, n.wholeMessages, now()));
     }
 
     private void send(Node from, InetSocketAddress to, int priority, ByteBuf packet) {
@@ -279,15 +285,18 @@ final class TestNet implements AutoCloseable {
         Handler handler = (h, c, req) -> req; // echo
 
         final io.netty.buffer.ByteBufAllocator allocator;
+        final io.netty.buffer.ByteBufAllocator wholeMessages;
 
-        Node(TestNet net, String name, SimHost host, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator) {
+        Node(TestNet net, String name, SimHost host, HomaConfig config, io.netty.buffer.ByteBufAllocator allocator,
+             io.netty.buffer.ByteBufAllocator wholeMessages) {
             this.net = net;
             this.name = name;
             this.host = host;
             this.address = host.address();
             this.config = config;
             this.allocator = allocator;
-            this.engine = new HomaEngine(config, this, this, allocator, net.now());
+            this.wholeMessages = wholeMessages;
+            this.engine = new HomaEngine(config, this, this, allocator, wholeMessages, net.now());
             host.attach(engine);
         }
 

@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
 /**
  * Runs one engine on one event loop, as a duty cycle: the first engine interaction of a loop turn reads the
  * clock, every later one in the same turn reuses that reading, and at the end of the turn the engine is polled
- * when its {@link PacketDriven#nextWakeNanos()} has come, the sink is flushed, and a wake-up is scheduled at
+ * when its {@link PacketDriven#nextWakeNanos()} has come, the sink is flushed, the engine finishes the turn
+ * ({@link PacketDriven#finishTurn}: bookkeeping put off until its packets left), and a wake-up is scheduled at
  * {@link PacketDriven#wakeByNanos()}, where {@link PacketDriven#poll} runs timers and the pacer. Work that may
  * run late (the engine's tick) is thus done in a turn the loop makes for packets when one comes in time, and a
  * wake-up of its own only when none does: a wake-up costs tens of microseconds of CPU on a VM, and the 1 ms tick
@@ -254,6 +255,7 @@ public final class EngineDriver {
                 probes.poll(turnNanos);
             }
             sink.flushNow();
+            engine.finishTurn(turnNanos);
             long wakeBy = engine.wakeByNanos();
             if (probes != null) {
                 wakeBy = Math.min(wakeBy, probes.nextPollNanos());

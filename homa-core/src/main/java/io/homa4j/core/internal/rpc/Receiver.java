@@ -10,6 +10,7 @@ import io.homa4j.core.internal.timer.DownlinkDrain;
 import io.homa4j.core.metrics.DropReason;
 import io.homa4j.core.wire.DataHeader;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 
 /**
  * The receiving side both halves share: admits new incoming messages against the buffer limits and reserves
@@ -31,10 +32,13 @@ public final class Receiver {
     /** What arriving DATA proves about our switch port's queues (see {@link #portDrainedFor}). */
     private final DownlinkDrain drain;
     private long bufferedBytes;
+    private final ByteBufAllocator wholeMessages;
 
+    /** @param wholeMessages where {@link #wholeMessage} copies a message to (a heap buffer) */
     public Receiver(HomaConfig config, Metrics metrics, PacketVerdict verdict, GrantScheduler grants,
-                    EngineClock clock, ControlSender control) {
+                    EngineClock clock, ControlSender control, ByteBufAllocator wholeMessages) {
         this.config = config;
+        this.wholeMessages = wholeMessages;
         this.metrics = metrics;
         this.verdict = verdict;
         this.grants = grants;
@@ -108,15 +112,16 @@ public final class Receiver {
 
     /**
      * The payload of a message that came whole in one packet ({@link #carriesWholeMessage}), copied out of the
-     * packet, whose read buffer is reused; the caller owns it. Null when the JVM's direct memory is exhausted: the
-     * caller then takes the message the usual way ({@link #open}, {@link #receiveSegment}), which counts the
-     * failure and keeps the message for the sender's retransmission.
+     * packet, whose read buffer is reused, into a heap buffer of its own (from the engine's allocator for such
+     * messages, {@code SmallMessageAllocator} unless told otherwise); the caller owns it. Null when the JVM's heap is exhausted: the caller then takes the message the usual way
+     * ({@link #open}, {@link #receiveSegment}), which counts the failure and keeps the message for the sender's
+     * retransmission.
      */
     ByteBuf wholeMessage(DataHeader data, ByteBuf packet, int payloadIndex) {
         int length = data.messageLength();
         ByteBuf payload;
         try {
-            payload = packet.alloc().buffer(length, length); // a message's buffer: the capacity is its length
+            payload = wholeMessages.heapBuffer(length, length);
         } catch (OutOfMemoryError noMemory) {
             return null;
         }

@@ -37,6 +37,11 @@ public final class ServerCalls extends RpcHalf {
     private ServerRpc lastFound;
     private final LongObjectMap<ServerRpc> byHandle = new LongObjectHashMap<>();
     private final Tombstones tombstones = new Tombstones();
+    /**
+     * ACKs that came on requests, applied once the turn's packets have left ({@link #applyLaterAcks}): freeing
+     * the acknowledged RPC is bookkeeping that the new request's handler and response need not wait for.
+     */
+    private final LaterAcks laterAcks = new LaterAcks(this);
     private long nextHandle = 1;
 
     public ServerCalls(RpcHalf.Parts parts) {
@@ -106,7 +111,7 @@ public final class ServerCalls extends RpcHalf {
         }
         long piggybackedAck = data.ackId();
         if (piggybackedAck != 0 && piggybackedAck != clientId) {
-            ack(from, piggybackedAck);
+            laterAcks.add(from, piggybackedAck);
         }
         ServerRpc rpc = find(from, clientId);
         int length = data.messageLength();
@@ -348,6 +353,11 @@ public final class ServerCalls extends RpcHalf {
         rpc.silence().resetProbes();
     }
 
+    /** Applies the ACKs that came on requests since the last call ({@link #laterAcks}). */
+    public void applyLaterAcks() {
+        laterAcks.apply();
+    }
+
     /** The client has the whole response of {@code clientId}: free it (ignored for unknown ids). */
     public void ack(InetSocketAddress from, long clientId) {
         if (!RpcIds.fromClient(clientId)) {
@@ -401,6 +411,7 @@ public final class ServerCalls extends RpcHalf {
 
     /** Drops every server RPC (engine close); their handles go dead. */
     public void dropAll() {
+        laterAcks.clear();
         for (ServerRpc rpc : rpcs.snapshot()) {
             free(rpc);
         }
