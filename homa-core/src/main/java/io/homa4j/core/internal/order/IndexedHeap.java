@@ -2,6 +2,8 @@ package io.homa4j.core.internal.order;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.function.ObjIntConsumer;
+import java.util.function.ToIntFunction;
 
 /**
  * A binary min-heap whose elements remember where they are in it, so that an element can be removed, or moved
@@ -22,6 +24,21 @@ public final class IndexedHeap<E> {
         int get(E e);
 
         void set(E e, int index);
+
+        /** The position kept in the field that {@code get} reads and {@code set} writes. */
+        static <E> Position<E> of(ToIntFunction<E> get, ObjIntConsumer<E> set) {
+            return new Position<>() {
+                @Override
+                public int get(E e) {
+                    return get.applyAsInt(e);
+                }
+
+                @Override
+                public void set(E e, int index) {
+                    set.accept(e, index);
+                }
+            };
+        }
     }
 
     /** The position of an element that is in no heap; an element's position field must start at this value. */

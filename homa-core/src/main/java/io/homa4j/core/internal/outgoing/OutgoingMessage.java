@@ -40,30 +40,12 @@ public final class OutgoingMessage implements Ranked {
     boolean inRetransmitQueue;
 
     /** This message's place in the transmitter's next-to-send order. */
-    static final IndexedHeap.Position<OutgoingMessage> SRPT_POSITION = new IndexedHeap.Position<>() {
-        @Override
-        public int get(OutgoingMessage m) {
-            return m.srptPosition;
-        }
-
-        @Override
-        public void set(OutgoingMessage m, int index) {
-            m.srptPosition = index;
-        }
-    };
+    static final IndexedHeap.Position<OutgoingMessage> SRPT_POSITION =
+            IndexedHeap.Position.of(m -> m.srptPosition, (m, index) -> m.srptPosition = index);
 
     /** This message's place in the transmitter's oldest-first order (the FIFO share's pick). */
-    static final IndexedHeap.Position<OutgoingMessage> AGE_POSITION = new IndexedHeap.Position<>() {
-        @Override
-        public int get(OutgoingMessage m) {
-            return m.agePosition;
-        }
-
-        @Override
-        public void set(OutgoingMessage m, int index) {
-            m.agePosition = index;
-        }
-    };
+    static final IndexedHeap.Position<OutgoingMessage> AGE_POSITION =
+            IndexedHeap.Position.of(m -> m.agePosition, (m, index) -> m.agePosition = index);
 
     /**
      * @param owner               the RPC

@@ -29,17 +29,8 @@ public final class ClientRpc extends AgeList.Member<ClientRpc> implements Messag
     private int deadlinePosition = IndexedHeap.ABSENT;
 
     /** This RPC's place in the engine's deadline queue. */
-    static final IndexedHeap.Position<ClientRpc> DEADLINE_POSITION = new IndexedHeap.Position<>() {
-        @Override
-        public int get(ClientRpc rpc) {
-            return rpc.deadlinePosition;
-        }
-
-        @Override
-        public void set(ClientRpc rpc, int index) {
-            rpc.deadlinePosition = index;
-        }
-    };
+    static final IndexedHeap.Position<ClientRpc> DEADLINE_POSITION =
+            IndexedHeap.Position.of(rpc -> rpc.deadlinePosition, (rpc, index) -> rpc.deadlinePosition = index);
 
     ClientRpc(long id, Peer server, long deadlineNanos) {
         this.id = id;

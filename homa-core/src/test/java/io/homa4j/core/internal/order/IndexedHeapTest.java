@@ -38,29 +38,11 @@ class IndexedHeapTest {
             : Integer.compare(a.id, b.id);
     static final Comparator<Item> BY_ID = Comparator.comparingInt(item -> item.id);
 
-    static final IndexedHeap.Position<Item> KEY_POSITION = new IndexedHeap.Position<>() {
-        @Override
-        public int get(Item item) {
-            return item.byKeyPosition;
-        }
+    static final IndexedHeap.Position<Item> KEY_POSITION =
+            IndexedHeap.Position.of(item -> item.byKeyPosition, (item, index) -> item.byKeyPosition = index);
 
-        @Override
-        public void set(Item item, int index) {
-            item.byKeyPosition = index;
-        }
-    };
-
-    static final IndexedHeap.Position<Item> ID_POSITION = new IndexedHeap.Position<>() {
-        @Override
-        public int get(Item item) {
-            return item.byIdPosition;
-        }
-
-        @Override
-        public void set(Item item, int index) {
-            item.byIdPosition = index;
-        }
-    };
+    static final IndexedHeap.Position<Item> ID_POSITION =
+            IndexedHeap.Position.of(item -> item.byIdPosition, (item, index) -> item.byIdPosition = index);
 
     @Test
     void firstMatchesASortedSetThroughAddsRemovesAndKeyChanges() {
