@@ -11,7 +11,10 @@ seconds=${4:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 jar=${HOMA_JAR:-$here/../target/homa-bench.jar}
 [[ $protocol == HOMA || $protocol == TCP ]] || { echo "PROTOCOL must be HOMA or TCP" >&2; exit 2; }
-[[ $gap =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $seconds -ge 1 ]] || { echo "GAP_US and SECONDS are whole numbers" >&2; exit 2; }
+if ! [[ $gap =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ && $seconds -ge 1 ]]; then
+    echo "GAP_US is a whole number of microseconds and SECONDS a whole number from 1" >&2
+    exit 2
+fi
 command -v perf > /dev/null || { echo "perf is not installed" >&2; exit 2; }
 mkdir -p "$out"
 java -jar "$jar" jmh 'QuietRttBenchmark.warm' -p "gapMicros=$gap" -p "transport=$protocol" -i 3 > "$out/jmh.log" 2>&1 &

@@ -1,9 +1,9 @@
 package io.homa4j;
 
-import io.homa4j.core.wire.SmallMessageAllocator;
 import io.homa4j.core.ErrorCode;
 import io.homa4j.core.RpcFailure;
 import io.homa4j.core.RpcRejectedException;
+import io.homa4j.core.wire.SmallMessageAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.collection.LongObjectHashMap;

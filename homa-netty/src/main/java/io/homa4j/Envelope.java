@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Encoding puts a small header buffer in front of the payload: a short payload is copied behind the header
  * ({@link #COPY_UP_TO_BYTES}), a longer one is not copied (a composite buffer owns both). The endpoint encodes
- * with {@link io.homa4j.core.wire.SmallMessageAllocator}, whose heap buffers cost least for such short-lived ones. Decoding reads the header
- * and leaves the message's reader index at the payload.
+ * with {@link io.homa4j.core.wire.SmallMessageAllocator}, whose heap buffers cost least for such short-lived ones.
+ * Decoding reads the header and leaves the message's reader index at the payload.
  *
  * <p>Stateless; thread-safe.
  */

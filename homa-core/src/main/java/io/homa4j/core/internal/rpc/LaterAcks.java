@@ -37,8 +37,6 @@ final class LaterAcks {
 
     /** Applies every ACK kept, in arrival order. */
     void apply() {
-        // count is cleared first: an ACK applied here never adds another, but a bug that throws must not make the
-        // same entries apply twice
         int n = count;
         count = 0;
         for (int i = 0; i < n; i++) {
@@ -52,9 +50,5 @@ final class LaterAcks {
     void clear() {
         Arrays.fill(from, 0, count, null);
         count = 0;
-    }
-
-    int size() {
-        return count;
     }
 }

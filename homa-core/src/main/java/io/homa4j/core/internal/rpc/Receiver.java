@@ -31,18 +31,19 @@ public final class Receiver {
     private final GrantScheduler.GrantSender grantSender;
     /** What arriving DATA proves about our switch port's queues (see {@link #portDrainedFor}). */
     private final DownlinkDrain drain;
-    private long bufferedBytes;
+    /** Where {@link #wholeMessage} copies a message to. */
     private final ByteBufAllocator wholeMessages;
+    private long bufferedBytes;
 
     /** @param wholeMessages where {@link #wholeMessage} copies a message to (a heap buffer) */
     public Receiver(HomaConfig config, Metrics metrics, PacketVerdict verdict, GrantScheduler grants,
                     EngineClock clock, ControlSender control, ByteBufAllocator wholeMessages) {
         this.config = config;
-        this.wholeMessages = wholeMessages;
         this.metrics = metrics;
         this.verdict = verdict;
         this.grants = grants;
         this.clock = clock;
+        this.wholeMessages = wholeMessages;
         this.drain = new DownlinkDrain(config.priorityLevels(), config.linkMbps(),
                 config.maxUdpPayload() + HomaConfig.IP_UDP_HEADER_BYTES + config.linkFramingBytes(), clock.now());
         this.grantSender = (message, offset, priority) -> {
@@ -113,9 +114,9 @@ public final class Receiver {
     /**
      * The payload of a message that came whole in one packet ({@link #carriesWholeMessage}), copied out of the
      * packet, whose read buffer is reused, into a heap buffer of its own (from the engine's allocator for such
-     * messages, {@code SmallMessageAllocator} unless told otherwise); the caller owns it. Null when the JVM's heap is exhausted: the caller then takes the message the usual way
-     * ({@link #open}, {@link #receiveSegment}), which counts the failure and keeps the message for the sender's
-     * retransmission.
+     * messages, {@code SmallMessageAllocator} unless told otherwise); the caller owns it. Null when the JVM's heap
+     * is exhausted: the caller then takes the message the usual way ({@link #open}, {@link #receiveSegment}),
+     * which counts the failure and keeps the message for the sender's retransmission.
      */
     ByteBuf wholeMessage(DataHeader data, ByteBuf packet, int payloadIndex) {
         int length = data.messageLength();
